@@ -1,0 +1,82 @@
+/* raidsim: the RAID layer of the simulator.
+ *
+ * It turns one host request into member commands, the same ones the
+ * nbdkit raid plugin issues: the split comes from the shared geometry
+ * (raid_geom_foreach), never from a second implementation.  A read
+ * takes one copy of each piece, chosen by the read policy; a write goes
+ * to every copy, and the host request completes when its last member
+ * command does (the caller counts them).
+ *
+ * It knows nothing of time: the read policies look only at the
+ * commands it has sent and not yet been told are done.
+ */
+#ifndef RAIDSIM_ARRAY_H
+#define RAIDSIM_ARRAY_H
+
+#include <stdint.h>
+
+#include "raidsim/geometry.h"
+#include "raidsim/io.h"
+
+/* A single drive with no RAID layer, for the single-drive baselines that
+ * every array is compared against.  Not a geometry: the member offset is
+ * the array offset.
+ */
+#define RAIDSIM_LEVEL_SINGLE (-1)
+
+/* The plugin's read-policy names and default (least-pending). */
+enum raidsim_read_policy {
+  RAIDSIM_POLICY_ROUND_ROBIN,
+  RAIDSIM_POLICY_LEAST_PENDING,
+  RAIDSIM_POLICY_SEQUENTIAL,
+  RAIDSIM_POLICY_FIRST,
+};
+
+struct raidsim_array_params {
+  int level;                    /* RAIDSIM_LEVEL_SINGLE or a raid_level */
+  uint64_t chunk;               /* bytes */
+  unsigned copies;              /* RAID 10; 0: the default */
+  unsigned nmembers;
+  const uint64_t *member_size;  /* bytes, per member */
+  enum raidsim_read_policy policy;
+};
+
+struct raidsim_member_cmd {
+  unsigned member;
+  uint64_t offset;              /* on the member */
+  uint64_t len;
+};
+
+typedef int (*raidsim_member_fn) (const struct raidsim_member_cmd *cmd,
+                                  void *opaque);
+
+struct raidsim_array;
+
+/* NULL with raidsim_error () set ("level: ...", "chunk: ..."). */
+extern struct raidsim_array *
+raidsim_array_new (const struct raidsim_array_params *p);
+extern void raidsim_array_free (struct raidsim_array *a);
+
+extern uint64_t raidsim_array_size (const struct raidsim_array *a);
+extern unsigned raidsim_array_nmembers (const struct raidsim_array *a);
+/* The most member commands one host request of len bytes can become,
+ * for sizing request pools.
+ */
+extern uint64_t raidsim_array_max_cmds (const struct raidsim_array *a,
+                                        uint64_t len);
+
+/* Call fn once per member command of the host request, in array order.
+ * Returns 0, fn's first non-zero value, or -1 if the range is outside
+ * the array (raidsim_error () set).
+ */
+extern int raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
+                                uint64_t offset, uint64_t len,
+                                raidsim_member_fn fn, void *opaque);
+
+/* A command that raidsim_array_split sent has finished. */
+extern void raidsim_array_cmd_done (struct raidsim_array *a,
+                                    const struct raidsim_member_cmd *cmd);
+
+extern const char *raidsim_read_policy_name (enum raidsim_read_policy p);
+
+#endif /* RAIDSIM_ARRAY_H */

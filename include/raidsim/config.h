@@ -1,0 +1,98 @@
+/* raidsim: the simulator's config files, and the tables that describe
+ * them.
+ *
+ * An array file names its level, member count, chunk, read policy, its
+ * device file(s) and its controller file; paths are relative to the
+ * array file.  A device file has one [device] section, a controller file
+ * one [controller] section; each starts with `model = NAME`, which
+ * selects the model and with it the rest of the keys the section may
+ * have.  Every key is described once in a parameter table (param.h), and
+ * docs/config-reference.md is generated from the same tables by
+ * `raidsim config --markdown`.
+ */
+#ifndef RAIDSIM_CONFIG_H
+#define RAIDSIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raidsim/array.h"
+#include "raidsim/controller.h"
+#include "raidsim/device.h"
+#include "raidsim/geometry.h"
+#include "raidsim/param.h"
+
+struct raidsim_device_config {
+  char path[RAIDSIM_STR_MAX];
+  char model[RAIDSIM_STR_MAX];
+  uint64_t capacity;
+  const struct raidsim_device_ops *ops;
+  void *params;                 /* ops->params_size bytes */
+};
+
+enum raidsim_duplex {
+  RAIDSIM_HALF_DUPLEX,
+  RAIDSIM_FULL_DUPLEX,
+};
+
+struct raidsim_controller_config {
+  char path[RAIDSIM_STR_MAX];
+  char model[RAIDSIM_STR_MAX];
+  uint64_t port_bandwidth;      /* bytes/s per member; 0: unlimited */
+  int port_duplex;
+  uint64_t uplink_bandwidth;    /* bytes/s shared by all; 0: unlimited */
+  int uplink_duplex;
+  const struct raidsim_controller_ops *ops;
+  void *params;
+};
+
+struct raidsim_array_config {
+  char path[RAIDSIM_STR_MAX];
+  char name[RAIDSIM_STR_MAX];   /* the file's base name, without .ini */
+  int level;                    /* RAIDSIM_LEVEL_SINGLE or a raid_level */
+  uint64_t members;
+  uint64_t chunk;
+  uint64_t copies;
+  int read_policy;
+  char device[RAIDSIM_STR_MAX];
+  char controller[RAIDSIM_STR_MAX];
+
+  struct raidsim_device_config *devices[RAID_MAX_MEMBERS];
+  struct raidsim_controller_config *ctl;
+};
+
+/* The tables, for the docs and the tests. */
+extern const struct raidsim_param raidsim_array_params[];
+extern const struct raidsim_param raidsim_device_common_params[];
+extern const struct raidsim_param raidsim_controller_common_params[];
+
+/* Load and check a file, and for an array the files it names.  NULL
+ * with raidsim_error () set to "FILE:LINE: KEY: what is wrong".
+ */
+extern struct raidsim_device_config *
+raidsim_device_config_load (const char *path);
+extern void raidsim_device_config_free (struct raidsim_device_config *c);
+extern struct raidsim_controller_config *
+raidsim_controller_config_load (const char *path);
+extern void raidsim_controller_config_free (struct raidsim_controller_config *c);
+extern struct raidsim_array_config *raidsim_array_config_load (const char *path);
+extern void raidsim_array_config_free (struct raidsim_array_config *c);
+
+/* The array's RAID-layer parameters, for raidsim_array_new.  member_size
+ * must have room for ac->members entries.
+ */
+extern void raidsim_array_config_params (const struct raidsim_array_config *ac,
+                                         uint64_t *member_size,
+                                         struct raidsim_array_params *p);
+
+/* Print the effective settings, defaults included, in file syntax. */
+extern void raidsim_array_config_print (FILE *fp,
+                                        const struct raidsim_array_config *ac);
+
+/* The whole reference: every section, every model, the fio subset.
+ * Markdown for docs/config-reference.md, text for `raidsim help config`.
+ */
+extern void raidsim_config_reference (FILE *fp, bool markdown);
+
+#endif /* RAIDSIM_CONFIG_H */

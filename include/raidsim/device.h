@@ -1,0 +1,89 @@
+/* raidsim: the interface between a device model and whoever owns the
+ * clock.
+ *
+ * A device model is a state machine that is told the time; it never
+ * reads a clock and never schedules anything.  It has one input and one
+ * output:
+ *
+ *   submit (dev, io, now)   a request arrives at time now;
+ *   next (dev)              the earliest time at which the model has a
+ *                           completion to hand back (RAIDSIM_NEVER if
+ *                           none);
+ *   reap (dev, now)         hand back one request completed at or
+ *                           before now, or NULL.
+ *
+ * The caller must call with non-decreasing values of now, and must call
+ * reap no later than next () says (calling it later is allowed: the
+ * requests are simply handed back late, and a model's internal decisions
+ * are taken as of next (), not of the late now).
+ *
+ * Two drivers use this interface:
+ *
+ *   - The simulator's engine (sim.c) keeps one wake-up event per
+ *     device at next (), and when it fires calls reap until NULL, then
+ *     moves the wake-up to the new next ().
+ *
+ *   - A wall-clock driver, such as the nbdkit plugin will have, calls
+ *     submit with the current clock reading, sleeps until next () or
+ *     until another request arrives, and then calls reap with the clock.
+ *
+ * submit also returns the io's completion time when the model can fix it
+ * at submission, which every model of this version can (they serve
+ * requests in arrival order).  A model that reorders requests, such as a
+ * disk with NCQ, returns RAIDSIM_NEVER there and fixes the time later;
+ * drivers that rely on next () and reap () work with both kinds.
+ *
+ * Models are looked up by name in a registry (models.c) and configured
+ * from a [device] section through their parameter table.  The ops
+ * struct carries a version number, as fio's ioengine_ops does: a model
+ * built against another version of this interface is refused.
+ */
+#ifndef RAIDSIM_DEVICE_H
+#define RAIDSIM_DEVICE_H
+
+#include <stddef.h>
+
+#include "raidsim/engine.h"
+#include "raidsim/io.h"
+#include "raidsim/param.h"
+
+/* Bump when struct raidsim_device_ops or the calling rules change. */
+#define RAIDSIM_DEVICE_OPS_VERSION 1
+
+struct raidsim_device_ops {
+  int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */
+  const char *name;             /* model = NAME in [device] */
+  const char *summary;          /* one line, for the docs */
+
+  /* The model's own parameters in [device], stored in a struct of
+   * params_size bytes.
+   */
+  const struct raidsim_param *params;
+  size_t params_size;
+
+  /* Checks between parameters that one range cannot express.  Returns 0,
+   * or -1 with raidsim_error () set to "KEY: what is wrong".  May be
+   * NULL.
+   */
+  int (*check) (const void *params);
+
+  /* A new device in its idle state at time 0, with its own copy of
+   * params.  NULL on failure, with raidsim_error () set.
+   */
+  void *(*create) (const void *params);
+  void (*destroy) (void *dev);
+
+  raidsim_ns (*submit) (void *dev, struct raidsim_io *io, raidsim_ns now);
+  raidsim_ns (*next) (const void *dev);
+  struct raidsim_io *(*reap) (void *dev, raidsim_ns now);
+};
+
+/* The registered models, ending with NULL (models.c). */
+extern const struct raidsim_device_ops *const raidsim_device_models[];
+/* NULL with raidsim_error () set if there is no such model. */
+extern const struct raidsim_device_ops *raidsim_device_find (const char *name);
+
+/* Each model's ops, one file each under raidsim/devices/. */
+extern const struct raidsim_device_ops raidsim_device_fixed;
+
+#endif /* RAIDSIM_DEVICE_H */

@@ -1,0 +1,80 @@
+/* raidsim: workloads read from fio job files.
+ *
+ * The simulator reads the same job file that fio runs against the
+ * emulated array, so that both mean the same thing by it.  Only a subset
+ * of fio's options is understood (the table in fiojob.c); any other
+ * option is an error naming its file and line, never silently ignored,
+ * because an ignored option would make the two runs differ.
+ *
+ * As in fio, [global] sets defaults for the job sections that follow
+ * it, every other section is a job, and all jobs run at the same time.
+ * Numbers take fio's suffixes with fio's meaning (bs=4k is 4096 bytes;
+ * see RAIDSIM_PT_FIO_INT), and times fio's units (runtime=10 is ten
+ * seconds).
+ */
+#ifndef RAIDSIM_FIOJOB_H
+#define RAIDSIM_FIOJOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "raidsim/param.h"
+
+enum raidsim_rw {
+  RAIDSIM_RW_READ,
+  RAIDSIM_RW_WRITE,
+  RAIDSIM_RW_RANDREAD,
+  RAIDSIM_RW_RANDWRITE,
+  RAIDSIM_RW_MIXED,             /* rw, readwrite */
+  RAIDSIM_RW_RANDMIXED,         /* randrw */
+};
+
+/* The fio options, in the order of the table. */
+enum raidsim_fio_opt {
+  RAIDSIM_FIO_RW, RAIDSIM_FIO_BS, RAIDSIM_FIO_IODEPTH, RAIDSIM_FIO_NUMJOBS,
+  RAIDSIM_FIO_SIZE, RAIDSIM_FIO_OFFSET, RAIDSIM_FIO_RWMIXREAD,
+  RAIDSIM_FIO_NUMBER_IOS, RAIDSIM_FIO_RUNTIME, RAIDSIM_FIO_RAMP_TIME,
+  RAIDSIM_FIO_NOPTS
+};
+
+struct raidsim_job {
+  char name[RAIDSIM_STR_MAX];   /* the section name */
+  unsigned line;                /* of the section header */
+  int rw;                       /* enum raidsim_rw */
+  uint64_t bs;                  /* bytes */
+  uint64_t iodepth;
+  uint64_t numjobs;
+  uint64_t size;                /* bytes; 0: to the end of the array */
+  uint64_t offset;              /* bytes */
+  uint64_t rwmixread;           /* percent */
+  uint64_t number_ios;          /* per thread; 0: no limit */
+  uint64_t runtime;             /* ns after ramp_time; 0: no limit */
+  uint64_t ramp_time;           /* ns */
+  unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
+};
+
+struct raidsim_jobfile {
+  char path[RAIDSIM_STR_MAX];
+  unsigned njobs;
+  struct raidsim_job *jobs;
+};
+
+extern const struct raidsim_param raidsim_fio_params[];
+
+/* NULL with raidsim_error () set ("FILE:LINE: OPTION: what is wrong"). */
+extern struct raidsim_jobfile *raidsim_jobfile_load (const char *path);
+extern void raidsim_jobfile_free (struct raidsim_jobfile *jf);
+
+/* Check job j against an array of array_size bytes, and work out the
+ * region it covers.  Returns 0, or -1 with raidsim_error () set to
+ * "FILE:LINE: OPTION: what is wrong".
+ */
+extern int raidsim_job_region (const struct raidsim_jobfile *jf,
+                               const struct raidsim_job *j,
+                               uint64_t array_size,
+                               uint64_t *start, uint64_t *nblocks);
+
+extern bool raidsim_rw_is_random (int rw);
+extern const char *raidsim_rw_name (int rw);
+
+#endif /* RAIDSIM_FIOJOB_H */

@@ -1,0 +1,35 @@
+/* raidsim: the figures of a run, as a table for people, CSV for
+ * spreadsheets and JSON for programs.
+ *
+ * The JSON follows fio's --output-format=json where a field means the
+ * same thing (jobs[].read.iops, bw_bytes, lat_ns.mean,
+ * clat_ns.percentile["99.000000"], disk_util[].util), so that scripts
+ * written for fio's output read ours; what fio has no field for (the
+ * member queues, the links) is added under names of our own.  The output
+ * depends only on the inputs and the seed: no time stamps, no host
+ * names, so that two runs can be compared byte for byte.
+ */
+#ifndef RAIDSIM_REPORT_H
+#define RAIDSIM_REPORT_H
+
+#include <stdio.h>
+
+#include "raidsim/sim.h"
+
+enum raidsim_format {
+  RAIDSIM_FORMAT_TABLE,
+  RAIDSIM_FORMAT_CSV,
+  RAIDSIM_FORMAT_JSON,
+};
+
+/* Returns 0, or -1 with raidsim_error () set. */
+extern int raidsim_report (FILE *fp, const struct raidsim_sim *s,
+                           enum raidsim_format format);
+
+/* The figures most callers want, from one job and direction. */
+extern double raidsim_result_iops (const struct raidsim_job_result *r,
+                                   enum raidsim_dir dir);
+extern double raidsim_result_bw (const struct raidsim_job_result *r,
+                                 enum raidsim_dir dir); /* bytes/s */
+
+#endif /* RAIDSIM_REPORT_H */

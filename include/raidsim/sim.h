@@ -1,0 +1,91 @@
+/* raidsim: one simulation run: an array (RAID layer, controller, links,
+ * member devices) driven by the jobs of a fio job file, on the
+ * discrete-event engine.
+ *
+ * This is the only part of the simulator that owns a clock.  It moves
+ * each host request through the stages below, asking each model when
+ * its stage ends and scheduling an engine event for that moment:
+ *
+ *   worker -> RAID layer (array.c: split, read policy)
+ *          -> controller (submit ... reap ISSUE)
+ *          -> [write: links] -> device (submit ... reap)
+ *          -> [read: links]  -> controller (member_done ... reap COMPLETE)
+ *          -> RAID layer (last command of the request?) -> worker
+ *
+ * Memory is fixed when the run is set up: host requests and member
+ * commands come from pools sized by iodepth × numjobs and the most
+ * commands one request can split into, and the engine's heap holds one
+ * event per member command plus one wake-up per model.  Statistics are
+ * counters and constant-size histograms.  So memory does not grow with
+ * the number of I/Os simulated.
+ */
+#ifndef RAIDSIM_SIM_H
+#define RAIDSIM_SIM_H
+
+#include <stdint.h>
+
+#include "raidsim/config.h"
+#include "raidsim/engine.h"
+#include "raidsim/fiojob.h"
+#include "raidsim/histogram.h"
+#include "raidsim/link.h"
+
+struct raidsim_dir_result {
+  uint64_t ios, bytes;
+  struct raidsim_histogram lat; /* completion latency, ns */
+};
+
+struct raidsim_job_result {
+  const struct raidsim_job *job;
+  raidsim_ns start;             /* ramp_time: counting starts */
+  raidsim_ns end;               /* last counted completion */
+  struct raidsim_dir_result dir[RAIDSIM_NDIRS];
+};
+
+struct raidsim_member_result {
+  uint64_t ios[RAIDSIM_NDIRS];   /* commands that reached the device */
+  uint64_t bytes[RAIDSIM_NDIRS];
+  raidsim_ns busy;               /* time with >= 1 command at the device */
+  unsigned __int128 queue_area;  /* integral of commands at the device, ns */
+  unsigned max_queue;
+};
+
+struct raidsim_sim;
+
+/* Set up a run; seed fixes every random choice.  NULL with
+ * raidsim_error () set.
+ */
+extern struct raidsim_sim *raidsim_sim_new (const struct raidsim_array_config *ac,
+                                            const struct raidsim_jobfile *jf,
+                                            uint64_t seed);
+extern void raidsim_sim_free (struct raidsim_sim *s);
+
+/* Run to the end: until every thread has stopped and its last request
+ * completed.  Returns 0, or -1 with raidsim_error () set.
+ */
+extern int raidsim_sim_run (struct raidsim_sim *s);
+
+extern uint64_t raidsim_sim_seed (const struct raidsim_sim *s);
+extern const struct raidsim_array_config *
+raidsim_sim_array (const struct raidsim_sim *s);
+extern uint64_t raidsim_sim_array_size (const struct raidsim_sim *s);
+extern unsigned raidsim_sim_njobs (const struct raidsim_sim *s);
+extern const struct raidsim_job_result *
+raidsim_sim_job (const struct raidsim_sim *s, unsigned i);
+extern unsigned raidsim_sim_nmembers (const struct raidsim_sim *s);
+extern const struct raidsim_member_result *
+raidsim_sim_member (const struct raidsim_sim *s, unsigned i);
+/* Links: each member's port, then the uplink; NULL past the end or for
+ * an unlimited link.
+ */
+extern unsigned raidsim_sim_nlinks (const struct raidsim_sim *s);
+extern const struct raidsim_link *raidsim_sim_link (const struct raidsim_sim *s,
+                                                    unsigned i);
+/* The span member and link figures are taken over: from the latest
+ * ramp_time of any job to the end of the run.
+ */
+extern void raidsim_sim_window (const struct raidsim_sim *s,
+                                raidsim_ns *start, raidsim_ns *end);
+extern uint64_t raidsim_sim_events (const struct raidsim_sim *s);
+
+#endif /* RAIDSIM_SIM_H */

@@ -1,0 +1,63 @@
+/* raidsim: the host workload, one closed-loop thread of a fio job.
+ *
+ * A worker decides what a thread issues next and when it must stop; it
+ * does not know about time beyond being told it, and it does not keep
+ * requests in flight itself: the driver (sim.c) asks for the next
+ * request whenever the thread has fewer than iodepth in flight, which is
+ * fio's behaviour with its default iodepth_low and batch settings.
+ *
+ * fio semantics kept here:
+ *   - sequential jobs walk the region block by block from its start and
+ *     wrap at its end; reads and writes of rw= keep separate positions;
+ *   - random jobs visit every block of the region once per pass, in a
+ *     seeded pseudo-random order (fio's default random map; the order
+ *     itself differs from fio's);
+ *   - rwmixread picks each I/O's direction at random;
+ *   - a thread stops issuing when it has issued size bytes or number_ios
+ *     I/Os since ramp_time, or when runtime has passed since ramp_time;
+ *   - I/Os issued before ramp_time count towards nothing.
+ */
+#ifndef RAIDSIM_WORKLOAD_H
+#define RAIDSIM_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "raidsim/engine.h"
+#include "raidsim/fiojob.h"
+#include "raidsim/io.h"
+#include "raidsim/rng.h"
+
+struct raidsim_hostreq {
+  enum raidsim_dir dir;
+  uint64_t offset, len;         /* array bytes */
+  bool measured;                /* issued at or after ramp_time */
+};
+
+struct raidsim_worker {
+  const struct raidsim_job *job;
+  uint64_t start, nblocks;      /* the region, in bs blocks */
+  bool random;
+  struct raidsim_rng rng;       /* read/write choice */
+  struct raidsim_perm perm;     /* random block order */
+  uint64_t seq_block[RAIDSIM_NDIRS]; /* next block, sequential jobs */
+  uint64_t ios, bytes;          /* issued since ramp_time */
+  bool stopped;
+};
+
+/* Set up thread `index` of job j over the region from raidsim_job_region.
+ * seed is the run's seed; each thread derives its own streams from it.
+ */
+extern void raidsim_worker_init (struct raidsim_worker *w,
+                                 const struct raidsim_job *j,
+                                 uint64_t start, uint64_t nblocks,
+                                 uint64_t seed, unsigned job_index,
+                                 unsigned thread_index);
+
+/* The thread's next request at time now, or false if it has stopped
+ * issuing (and will not start again).
+ */
+extern bool raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
+                                 struct raidsim_hostreq *req);
+
+#endif /* RAIDSIM_WORKLOAD_H */

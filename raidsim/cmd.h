@@ -1,0 +1,22 @@
+/* raidsim: the subcommands of the raidsim program.
+ *
+ * Each subcommand is one function with main's signature, called with
+ * argv[0] set to the subcommand's name.  It returns the process exit
+ * status: 0 on success, 1 on bad input or failure.  main.c lists them
+ * all in one table; add a new command there and declare it here.
+ */
+#ifndef RAIDSIM_CMD_H
+#define RAIDSIM_CMD_H
+
+#define PROGRAM_NAME "raidsim"
+
+/* raidsim map: show where array bytes live on the members.  cmd-map.c */
+extern int cmd_map (int argc, char **argv);
+
+/* raidsim run: simulate a fio job against an array.  cmd-run.c */
+extern int cmd_run (int argc, char **argv);
+
+/* raidsim config: the config reference; check config files.  cmd-config.c */
+extern int cmd_config (int argc, char **argv);
+
+#endif /* RAIDSIM_CMD_H */

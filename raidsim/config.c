@@ -1,0 +1,605 @@
+/* raidsim: loading the simulator's config files (see config.h), and the
+ * tables of the keys they hold.  The keys of each model live in the
+ * model's own file under devices/ or controllers/; this file has only
+ * the keys every device, every controller and every array has.
+ */
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raidsim/config.h"
+#include "raidsim/error.h"
+#include "raidsim/fiojob.h"
+
+#define MiB (UINT64_C (1) << 20)
+
+static const struct raidsim_enum level_enums[] = {
+  { "single", RAIDSIM_LEVEL_SINGLE },
+  { "0", RAID_LEVEL_0 }, { "raid0", RAID_LEVEL_0 },
+  { "1", RAID_LEVEL_1 }, { "raid1", RAID_LEVEL_1 },
+  { "10", RAID_LEVEL_10 }, { "raid10", RAID_LEVEL_10 },
+  { NULL, 0 },
+};
+
+static const struct raidsim_enum policy_enums[] = {
+  { "round-robin", RAIDSIM_POLICY_ROUND_ROBIN },
+  { "least-pending", RAIDSIM_POLICY_LEAST_PENDING },
+  { "sequential", RAIDSIM_POLICY_SEQUENTIAL },
+  { "first", RAIDSIM_POLICY_FIRST },
+  { NULL, 0 },
+};
+
+static const struct raidsim_enum duplex_enums[] = {
+  { "full", RAIDSIM_FULL_DUPLEX },
+  { "half", RAIDSIM_HALF_DUPLEX },
+  { NULL, 0 },
+};
+
+/* Indexes into raidsim_array_params, for the lines of keys that are
+ * checked after parsing.  Keep in the order of the table.
+ */
+enum {
+  ARRAY_LEVEL, ARRAY_MEMBERS, ARRAY_CHUNK, ARRAY_COPIES, ARRAY_READ_POLICY,
+  ARRAY_DEVICE, ARRAY_CONTROLLER, ARRAY_NPARAMS
+};
+
+#define A(field) offsetof (struct raidsim_array_config, field)
+const struct raidsim_param raidsim_array_params[] = {
+  { .name = "level", .type = RAIDSIM_PT_ENUM, .offset = A (level),
+    .enums = level_enums,
+    .help = "RAID level, with the nbdkit raid plugin's spellings; single "
+    "is one drive with no RAID layer." },
+  { .name = "members", .type = RAIDSIM_PT_UINT, .offset = A (members),
+    .min = 1, .max = RAID_MAX_MEMBERS, .unit = "drives",
+    .help = "Number of member drives (1 for single, at least 2 for RAID "
+    "0 and 1, at least copies for RAID 10)." },
+  { .name = "chunk", .type = RAIDSIM_PT_SIZE, .offset = A (chunk),
+    .def = "128K", .min = RAID_CHUNK_MIN, .max = RAID_CHUNK_MAX,
+    .help = "Stripe unit, a power of two (RAID 0 and 10)." },
+  { .name = "copies", .type = RAIDSIM_PT_UINT, .offset = A (copies),
+    .def = "2", .min = 2, .max = RAID_MAX_MEMBERS, .unit = "copies",
+    .help = "RAID 10 near copies of every chunk." },
+  { .name = "read_policy", .type = RAIDSIM_PT_ENUM, .offset = A (read_policy),
+    .def = "least-pending", .enums = policy_enums,
+    .help = "Which copy a RAID 1 or RAID 10 read goes to, as the plugin's "
+    "read-policy: round-robin, least-pending (fewest commands in flight), "
+    "sequential (nearest to the member's last position), first." },
+  { .name = "device", .type = RAIDSIM_PT_STRING, .offset = A (device),
+    .help = "Device file of the members, relative to this file: one path "
+    "for all members, or a comma-separated list with one per member." },
+  { .name = "controller", .type = RAIDSIM_PT_STRING, .offset = A (controller),
+    .help = "Controller file, relative to this file." },
+  RAIDSIM_PARAM_END,
+};
+#undef A
+
+#define D(field) offsetof (struct raidsim_device_config, field)
+const struct raidsim_param raidsim_device_common_params[] = {
+  { .name = "model", .type = RAIDSIM_PT_STRING, .offset = D (model),
+    .help = "Device model; its own keys are listed under it below." },
+  { .name = "capacity", .type = RAIDSIM_PT_SIZE, .offset = D (capacity),
+    .def = "1T", .min = RAID_CHUNK_MIN,
+    .help = "Usable size of the drive." },
+  RAIDSIM_PARAM_END,
+};
+#undef D
+
+#define C(field) offsetof (struct raidsim_controller_config, field)
+const struct raidsim_param raidsim_controller_common_params[] = {
+  { .name = "model", .type = RAIDSIM_PT_STRING, .offset = C (model),
+    .help = "Controller model; its own keys are listed under it below." },
+  { .name = "port_bandwidth", .type = RAIDSIM_PT_RATE,
+    .offset = C (port_bandwidth), .def = "0",
+    .help = "Ceiling of each member's own link (SATA II: 300MB/s; "
+    "PCIe 3.0 x4: 3500MB/s); 0 is unlimited." },
+  { .name = "port_duplex", .type = RAIDSIM_PT_ENUM, .offset = C (port_duplex),
+    .def = "full", .enums = duplex_enums,
+    .help = "Whether a port carries reads and writes at the same time "
+    "(PCIe) or takes turns (SATA: half)." },
+  { .name = "uplink_bandwidth", .type = RAIDSIM_PT_RATE,
+    .offset = C (uplink_bandwidth), .def = "0",
+    .help = "Ceiling of the link all members share to reach the host "
+    "(DMI 2.0: about 1GB/s); 0 is unlimited." },
+  { .name = "uplink_duplex", .type = RAIDSIM_PT_ENUM,
+    .offset = C (uplink_duplex), .def = "full", .enums = duplex_enums,
+    .help = "Whether the uplink carries both directions at once." },
+  RAIDSIM_PARAM_END,
+};
+#undef C
+
+/* The one section of a device or controller file: present once, and no
+ * other section beside it.
+ */
+static int
+only_section (const struct raidsim_ini *ini, const char *name)
+{
+  unsigned i;
+  int sec = -1;
+
+  for (i = 0; i < ini->nsections; ++i) {
+    if (strcmp (ini->sections[i].name, name) != 0) {
+      raidsim_set_error ("%s:%u: [%s]: unknown section (this file should "
+                         "have only [%s])", ini->path, ini->sections[i].line,
+                         ini->sections[i].name, name);
+      return -1;
+    }
+    if (sec >= 0) {
+      raidsim_set_error ("%s:%u: [%s]: section given twice (first on line "
+                         "%u)", ini->path, ini->sections[i].line, name,
+                         ini->sections[sec].line);
+      return -1;
+    }
+    sec = i;
+  }
+  if (sec < 0)
+    raidsim_set_error ("%s: no [%s] section", ini->path, name);
+  return sec;
+}
+
+/* The model named by `model =`, looked up before the other keys are
+ * parsed because it decides which keys exist.
+ */
+static const void *
+find_model (struct raidsim_ini *ini, unsigned sec, bool device)
+{
+  struct raidsim_ini_entry *e = raidsim_ini_get (ini, sec, "model");
+  const void *ops;
+
+  if (e == NULL || e->value == NULL) {
+    raidsim_set_error ("%s:%u: model: required key is missing from [%s]",
+                       ini->path, ini->sections[sec].line,
+                       ini->sections[sec].name);
+    return NULL;
+  }
+  ops = device ? (const void *) raidsim_device_find (e->value)
+    : (const void *) raidsim_controller_find (e->value);
+  if (ops == NULL)
+    raidsim_set_error ("%s:%u: %s", ini->path, e->line, raidsim_error ());
+  return ops;
+}
+
+/* Run a model's check () and put the key's line on its message. */
+static int
+model_check (struct raidsim_ini *ini, unsigned sec,
+             int (*check) (const void *), const void *params)
+{
+  char key[64];
+  struct raidsim_ini_entry *e;
+  size_t n;
+
+  if (check == NULL || check (params) == 0)
+    return 0;
+  n = strcspn (raidsim_error (), ":");
+  snprintf (key, sizeof key, "%.*s", (int) n, raidsim_error ());
+  e = raidsim_ini_get (ini, sec, key);
+  raidsim_set_error ("%s:%u: %s", ini->path,
+                     e ? e->line : ini->sections[sec].line, raidsim_error ());
+  return -1;
+}
+
+void
+raidsim_device_config_free (struct raidsim_device_config *c)
+{
+  if (c) {
+    free (c->params);
+    free (c);
+  }
+}
+
+struct raidsim_device_config *
+raidsim_device_config_load (const char *path)
+{
+  struct raidsim_ini *ini;
+  struct raidsim_device_config *c = NULL;
+  int sec;
+
+  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  if (ini == NULL)
+    return NULL;
+  if ((sec = only_section (ini, "device")) < 0)
+    goto err;
+  c = calloc (1, sizeof *c);
+  if (c == NULL)
+    goto nomem;
+  snprintf (c->path, sizeof c->path, "%s", path);
+  c->ops = find_model (ini, sec, true);
+  if (c->ops == NULL)
+    goto err;
+  c->params = calloc (1, c->ops->params_size);
+  if (c->params == NULL)
+    goto nomem;
+  {
+    const struct raidsim_param *tables[] = {
+      raidsim_device_common_params, c->ops->params
+    };
+    void *bases[] = { c, c->params };
+
+    if (raidsim_params_apply (ini, sec, 2, tables, bases, NULL, true) == -1)
+      goto err;
+  }
+  if (model_check (ini, sec, c->ops->check, c->params) == -1)
+    goto err;
+  raidsim_ini_free (ini);
+  return c;
+
+ nomem:
+  raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+ err:
+  raidsim_ini_free (ini);
+  raidsim_device_config_free (c);
+  return NULL;
+}
+
+void
+raidsim_controller_config_free (struct raidsim_controller_config *c)
+{
+  if (c) {
+    free (c->params);
+    free (c);
+  }
+}
+
+struct raidsim_controller_config *
+raidsim_controller_config_load (const char *path)
+{
+  struct raidsim_ini *ini;
+  struct raidsim_controller_config *c = NULL;
+  int sec;
+
+  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  if (ini == NULL)
+    return NULL;
+  if ((sec = only_section (ini, "controller")) < 0)
+    goto err;
+  c = calloc (1, sizeof *c);
+  if (c == NULL)
+    goto nomem;
+  snprintf (c->path, sizeof c->path, "%s", path);
+  c->ops = find_model (ini, sec, false);
+  if (c->ops == NULL)
+    goto err;
+  c->params = calloc (1, c->ops->params_size);
+  if (c->params == NULL)
+    goto nomem;
+  {
+    const struct raidsim_param *tables[] = {
+      raidsim_controller_common_params, c->ops->params
+    };
+    void *bases[] = { c, c->params };
+
+    if (raidsim_params_apply (ini, sec, 2, tables, bases, NULL, true) == -1)
+      goto err;
+  }
+  if (model_check (ini, sec, c->ops->check, c->params) == -1)
+    goto err;
+  raidsim_ini_free (ini);
+  return c;
+
+ nomem:
+  raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+ err:
+  raidsim_ini_free (ini);
+  raidsim_controller_config_free (c);
+  return NULL;
+}
+
+void
+raidsim_array_config_free (struct raidsim_array_config *c)
+{
+  unsigned i;
+
+  if (c == NULL)
+    return;
+  for (i = 0; i < RAID_MAX_MEMBERS; ++i)
+    raidsim_device_config_free (c->devices[i]);
+  raidsim_controller_config_free (c->ctl);
+  free (c);
+}
+
+/* A path in an array file is relative to the array file's directory,
+ * so that configs/ can be used from anywhere.
+ */
+static void
+relative_to (const char *base_file, const char *path, char *out, size_t len)
+{
+  char *copy;
+
+  if (path[0] == '/') {
+    snprintf (out, len, "%s", path);
+    return;
+  }
+  copy = strdup (base_file);
+  if (copy == NULL) {
+    snprintf (out, len, "%s", path);
+    return;
+  }
+  snprintf (out, len, "%s/%s", dirname (copy), path);
+  free (copy);
+}
+
+static char *
+trim_blanks (char *s)
+{
+  char *end;
+
+  while (*s == ' ' || *s == '\t')
+    s++;
+  end = s + strlen (s);
+  while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+    *--end = '\0';
+  return s;
+}
+
+void
+raidsim_array_config_params (const struct raidsim_array_config *ac,
+                             uint64_t *member_size,
+                             struct raidsim_array_params *p)
+{
+  unsigned i;
+
+  for (i = 0; i < ac->members; ++i)
+    member_size[i] = ac->devices[i]->capacity;
+  p->level = ac->level;
+  p->chunk = ac->chunk;
+  p->copies = ac->copies;
+  p->nmembers = ac->members;
+  p->member_size = member_size;
+  p->policy = ac->read_policy;
+}
+
+struct raidsim_array_config *
+raidsim_array_config_load (const char *path)
+{
+  struct raidsim_ini *ini;
+  struct raidsim_array_config *c = NULL;
+  unsigned lines[ARRAY_NPARAMS] = { 0 };
+  unsigned *linesp[] = { lines };
+  int sec;
+  unsigned i;
+
+  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  if (ini == NULL)
+    return NULL;
+  if ((sec = only_section (ini, "array")) < 0)
+    goto err;
+  c = calloc (1, sizeof *c);
+  if (c == NULL) {
+    raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+    goto err;
+  }
+  snprintf (c->path, sizeof c->path, "%s", path);
+  {
+    const char *base = strrchr (path, '/');
+    size_t n;
+
+    base = base ? base + 1 : path;
+    n = strlen (base);
+    if (n > 4 && strcmp (base + n - 4, ".ini") == 0)
+      n -= 4;
+    snprintf (c->name, sizeof c->name, "%.*s", (int) n, base);
+  }
+  {
+    const struct raidsim_param *tables[] = { raidsim_array_params };
+    void *bases[] = { c };
+
+    if (raidsim_params_apply (ini, sec, 1, tables, bases, linesp, true) == -1)
+      goto err;
+  }
+
+  /* Members' device files: one for all, or one each. */
+  {
+    char list[RAIDSIM_STR_MAX], *tok, *save = NULL;
+    unsigned n = 0;
+    unsigned dev_line = lines[ARRAY_DEVICE];
+
+    snprintf (list, sizeof list, "%s", c->device);
+    for (tok = strtok_r (list, ",", &save); tok;
+         tok = strtok_r (NULL, ",", &save)) {
+      char file[RAIDSIM_STR_MAX * 2];
+
+      tok = trim_blanks (tok);
+      if (*tok == '\0' || n >= c->members) {
+        raidsim_set_error ("%s:%u: device: give one device file, or one "
+                           "per member (%u)", path, dev_line,
+                           (unsigned) c->members);
+        goto err;
+      }
+      relative_to (path, tok, file, sizeof file);
+      c->devices[n] = raidsim_device_config_load (file);
+      if (c->devices[n] == NULL) {
+        raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
+                           dev_line);
+        goto err;
+      }
+      n++;
+    }
+    if (n != 1 && n != c->members) {
+      raidsim_set_error ("%s:%u: device: %u files for %u members; give one "
+                         "for all, or one per member", path, dev_line, n,
+                         (unsigned) c->members);
+      goto err;
+    }
+    /* One file for all: every member gets its own copy of the config,
+     * so that freeing is simple and members can never share state.
+     */
+    for (i = 1; n == 1 && i < c->members; ++i) {
+      char file[RAIDSIM_STR_MAX * 2];
+
+      relative_to (path, trim_blanks (c->device), file, sizeof file);
+      c->devices[i] = raidsim_device_config_load (file);
+      if (c->devices[i] == NULL)
+        goto err;
+    }
+  }
+
+  {
+    char file[RAIDSIM_STR_MAX * 2];
+
+    relative_to (path, c->controller, file, sizeof file);
+    c->ctl = raidsim_controller_config_load (file);
+    if (c->ctl == NULL) {
+      raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
+                         lines[ARRAY_CONTROLLER]);
+      goto err;
+    }
+  }
+
+  /* Let the geometry judge level, members, chunk and copies, so that
+   * the simulator accepts exactly the arrays the plugin accepts; its
+   * message starts with the key's name, and we add the key's line.
+   */
+  {
+    uint64_t sizes[RAID_MAX_MEMBERS];
+    struct raidsim_array_params ap;
+    struct raidsim_array *a;
+
+    raidsim_array_config_params (c, sizes, &ap);
+    a = raidsim_array_new (&ap);
+    if (a == NULL) {
+      const char *msg = raidsim_error ();
+      unsigned line = ini->sections[sec].line;
+      static const struct { const char *prefix; unsigned idx; } keys[] = {
+        { "level", ARRAY_LEVEL }, { "member", ARRAY_MEMBERS },
+        { "chunk", ARRAY_CHUNK }, { "copies", ARRAY_COPIES },
+      };
+
+      for (i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+        if (strncmp (msg, keys[i].prefix, strlen (keys[i].prefix)) == 0 &&
+            lines[keys[i].idx] != 0) {
+          line = lines[keys[i].idx];
+          break;
+        }
+      raidsim_set_error ("%s:%u: %s", path, line, msg);
+      goto err;
+    }
+    raidsim_array_free (a);
+  }
+
+  raidsim_ini_free (ini);
+  return c;
+
+ err:
+  raidsim_ini_free (ini);
+  raidsim_array_config_free (c);
+  return NULL;
+}
+
+static void
+print_section (FILE *fp, const struct raidsim_param *table, const void *base)
+{
+  const struct raidsim_param *p;
+  char buf[RAIDSIM_STR_MAX + 64];
+
+  for (p = table; p->name; ++p) {
+    raidsim_param_format (p, (const char *) base + p->offset, buf, sizeof buf);
+    fprintf (fp, "%s = %s\n", p->name, buf);
+  }
+}
+
+void
+raidsim_array_config_print (FILE *fp, const struct raidsim_array_config *ac)
+{
+  unsigned i;
+
+  fprintf (fp, "; %s\n[array]\n", ac->path);
+  print_section (fp, raidsim_array_params, ac);
+  for (i = 0; i < ac->members; ++i) {
+    const struct raidsim_device_config *d = ac->devices[i];
+
+    fprintf (fp, "\n; member %u: %s\n[device]\n", i, d->path);
+    print_section (fp, raidsim_device_common_params, d);
+    print_section (fp, d->ops->params, d->params);
+  }
+  fprintf (fp, "\n; %s\n[controller]\n", ac->ctl->path);
+  print_section (fp, raidsim_controller_common_params, ac->ctl);
+  print_section (fp, ac->ctl->ops->params, ac->ctl->params);
+}
+
+static void
+heading (FILE *fp, bool markdown, int level, const char *fs, const char *arg)
+{
+  if (markdown) {
+    fprintf (fp, "\n%.*s ", level, "####");
+    fprintf (fp, fs, arg);
+    fprintf (fp, "\n\n");
+  }
+  else {
+    fprintf (fp, "\n");
+    fprintf (fp, fs, arg);
+    fprintf (fp, "\n");
+  }
+}
+
+void
+raidsim_config_reference (FILE *fp, bool markdown)
+{
+  const struct raidsim_device_ops *const *d;
+  const struct raidsim_controller_ops *const *c;
+
+  if (markdown)
+    fprintf (fp,
+             "<!-- Generated by `raidsim config --markdown`; do not edit.\n"
+             "     Regenerate: build/raidsim/raidsim config --markdown "
+             "> docs/config-reference.md -->\n"
+             "# raidsim configuration reference\n"
+             "\n"
+             "Every key of every simulator config file, and the fio options "
+             "that `raidsim run` reads from a job file.  An unknown key, a "
+             "key given twice in a section, and a value out of range are "
+             "errors reported as `FILE:LINE: KEY: what is wrong`.  Paths in "
+             "an array file are relative to that file.\n"
+             "\n"
+             "Config files are INI: `[section]` headers, `key = value` lines, "
+             "and comments that start with `;` or `#` at the start of a line "
+             "or after a blank.\n");
+  else
+    fprintf (fp,
+             "raidsim config files: every key, its type, default and range.\n"
+             "Also in docs/config-reference.md.\n");
+
+  heading (fp, markdown, 2, "%s", markdown ? "Array files: `[array]`"
+           : "[array]  (configs/arrays/)");
+  raidsim_params_doc (fp, raidsim_array_params, markdown);
+
+  heading (fp, markdown, 2, "%s", markdown ? "Device files: `[device]`"
+           : "[device]  (configs/devices/)");
+  raidsim_params_doc (fp, raidsim_device_common_params, markdown);
+  for (d = raidsim_device_models; *d; ++d) {
+    char title[128];
+
+    snprintf (title, sizeof title,
+              markdown ? "`model = %s`: %s" : "model = %s: %s",
+              (*d)->name, (*d)->summary);
+    heading (fp, markdown, 3, "%s", title);
+    raidsim_params_doc (fp, (*d)->params, markdown);
+  }
+
+  heading (fp, markdown, 2, "%s", markdown ? "Controller files: `[controller]`"
+           : "[controller]  (configs/controllers/)");
+  raidsim_params_doc (fp, raidsim_controller_common_params, markdown);
+  for (c = raidsim_controller_models; *c; ++c) {
+    char title[128];
+
+    snprintf (title, sizeof title,
+              markdown ? "`model = %s`: %s" : "model = %s: %s",
+              (*c)->name, (*c)->summary);
+    heading (fp, markdown, 3, "%s", title);
+    raidsim_params_doc (fp, (*c)->params, markdown);
+  }
+
+  heading (fp, markdown, 2, "%s", markdown ? "fio job files (the subset)"
+           : "fio job files (configs/workloads/): the subset raidsim reads");
+  if (markdown)
+    fprintf (fp,
+             "`[global]` sets defaults for the job sections after it; every "
+             "other section is a job, and all jobs run at once.  Any fio "
+             "option not listed here is an error.  Numbers take fio's "
+             "suffixes with fio's default meaning (`kb_base=1024`): `4k` and "
+             "`4kb` are 4096, while `4kib` is 4000, the reverse of IEC, "
+             "which fio keeps for old job files.  A `numjobs` job is reported "
+             "as one job, as with fio's `group_reporting`.\n\n");
+  raidsim_params_doc (fp, raidsim_fio_params, markdown);
+}

@@ -1,0 +1,117 @@
+/* raidsim: the command-line entry point.  It only dispatches: each
+ * subcommand lives in its own cmd-NAME.c and is listed once in the table
+ * below, which also drives `raidsim help`.
+ *
+ * Run: build/raidsim/raidsim help
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+#ifndef RAIDSIM_VERSION
+#define RAIDSIM_VERSION "unknown"
+#endif
+
+static int cmd_help (int argc, char **argv);
+
+struct command {
+  const char *name;
+  int (*fn) (int argc, char **argv);
+  const char *summary;
+};
+
+static const struct command commands[] = {
+  { "help", cmd_help, "list the commands, or show the help of one" },
+  { "map",  cmd_map,  "show which member bytes hold a range of the array" },
+  { "run",  cmd_run,  "simulate a fio job file against an array" },
+  { "config", cmd_config, "config file reference; check config files" },
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct command *
+find_command (const char *name)
+{
+  size_t i;
+
+  for (i = 0; i < NCOMMANDS; ++i)
+    if (strcmp (commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+static void
+usage (FILE *fp)
+{
+  size_t i;
+
+  fprintf (fp,
+           "usage: %s COMMAND [ARGS...]\n"
+           "       %s help COMMAND\n"
+           "       %s --version\n"
+           "\n"
+           "Commands:\n",
+           PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME);
+  for (i = 0; i < NCOMMANDS; ++i)
+    fprintf (fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+}
+
+/* `raidsim help` lists the commands; `raidsim help CMD` runs
+ * `raidsim CMD --help`.
+ */
+static int
+cmd_help (int argc, char **argv)
+{
+  const struct command *c;
+  char *help_argv[3];
+
+  if (argc < 2) {
+    usage (stdout);
+    return 0;
+  }
+  c = find_command (argv[1]);
+  if (c == NULL) {
+    fprintf (stderr, "%s help: '%s' is not a command; "
+             "run '%s help' for the list\n",
+             PROGRAM_NAME, argv[1], PROGRAM_NAME);
+    return 1;
+  }
+  if (c->fn == cmd_help) {
+    usage (stdout);
+    return 0;
+  }
+  help_argv[0] = (char *) c->name;
+  help_argv[1] = (char *) "--help";
+  help_argv[2] = NULL;
+  return c->fn (2, help_argv);
+}
+
+int
+main (int argc, char **argv)
+{
+  const struct command *c;
+
+  if (argc < 2) {
+    usage (stderr);
+    return 1;
+  }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0) {
+    usage (stdout);
+    return 0;
+  }
+  if (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "-V") == 0) {
+    printf ("%s %s\n", PROGRAM_NAME, RAIDSIM_VERSION);
+    return 0;
+  }
+
+  c = find_command (argv[1]);
+  if (c == NULL) {
+    fprintf (stderr, "%s: '%s' is not a command; run '%s help' for the list\n",
+             PROGRAM_NAME, argv[1], PROGRAM_NAME);
+    return 1;
+  }
+  return c->fn (argc - 1, argv + 1);
+}

@@ -1,0 +1,402 @@
+/* raidsim: writing a run's figures (see report.h).  JSON goes through
+ * json-c so that names from config files are always escaped properly;
+ * every double is printed with a fixed "%.6f", as fio does, so the text
+ * does not depend on json-c's choice of precision.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "raidsim/error.h"
+#include "raidsim/report.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+/* fio's default percentile list (its percentile_list option). */
+static const double percentiles[] = {
+  1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99,
+};
+#define NPERCENTILES (sizeof percentiles / sizeof percentiles[0])
+
+static const char *const dir_names[] = { "read", "write" };
+
+static raidsim_ns
+elapsed (const struct raidsim_job_result *r)
+{
+  return r->end - r->start;
+}
+
+double
+raidsim_result_iops (const struct raidsim_job_result *r, enum raidsim_dir dir)
+{
+  raidsim_ns t = elapsed (r);
+
+  return t ? (double) r->dir[dir].ios * 1e9 / t : 0;
+}
+
+double
+raidsim_result_bw (const struct raidsim_job_result *r, enum raidsim_dir dir)
+{
+  raidsim_ns t = elapsed (r);
+
+  return t ? (double) r->dir[dir].bytes * 1e9 / t : 0;
+}
+
+/* Whether a job's figures for dir are worth printing. */
+static bool
+has_dir (const struct raidsim_job_result *r, enum raidsim_dir dir)
+{
+  int rw = r->job->rw;
+
+  if (r->dir[dir].ios)
+    return true;
+  if (dir == RAIDSIM_READ)
+    return rw != RAIDSIM_RW_WRITE && rw != RAIDSIM_RW_RANDWRITE;
+  return rw != RAIDSIM_RW_READ && rw != RAIDSIM_RW_RANDREAD;
+}
+
+/* ---- JSON ---- */
+
+static json_object *
+jdouble (double v)
+{
+  char buf[64];
+
+  snprintf (buf, sizeof buf, "%.6f", v);
+  return json_object_new_double_s (v, buf);
+}
+
+static json_object *
+juint (uint64_t v)
+{
+  return json_object_new_uint64 (v);
+}
+
+static json_object *
+lat_object (const struct raidsim_histogram *h, bool with_percentiles)
+{
+  json_object *o = json_object_new_object ();
+
+  json_object_object_add (o, "min", juint (raidsim_hist_min (h)));
+  json_object_object_add (o, "max", juint (raidsim_hist_max (h)));
+  json_object_object_add (o, "mean", jdouble (raidsim_hist_mean (h)));
+  json_object_object_add (o, "stddev", jdouble (raidsim_hist_stddev (h)));
+  json_object_object_add (o, "N", juint (h->count));
+  if (with_percentiles && h->count) {
+    json_object *p = json_object_new_object ();
+    unsigned i;
+
+    for (i = 0; i < NPERCENTILES; ++i) {
+      char key[32];
+
+      snprintf (key, sizeof key, "%f", percentiles[i]);
+      json_object_object_add (p, key, juint (raidsim_hist_percentile
+                                             (h, percentiles[i])));
+    }
+    json_object_object_add (o, "percentile", p);
+  }
+  return o;
+}
+
+static json_object *
+dir_object (const struct raidsim_job_result *r, enum raidsim_dir dir)
+{
+  const struct raidsim_dir_result *d = &r->dir[dir];
+  json_object *o = json_object_new_object ();
+  struct raidsim_histogram zero;
+  double bw = raidsim_result_bw (r, dir);
+
+  raidsim_hist_init (&zero);
+  json_object_object_add (o, "io_bytes", juint (d->bytes));
+  json_object_object_add (o, "io_kbytes", juint (d->bytes / 1024));
+  json_object_object_add (o, "bw_bytes", juint ((uint64_t) bw));
+  json_object_object_add (o, "bw", juint ((uint64_t) (bw / 1024)));
+  json_object_object_add (o, "iops", jdouble (raidsim_result_iops (r, dir)));
+  json_object_object_add (o, "runtime", juint (elapsed (r) / RAIDSIM_NS_PER_MS));
+  json_object_object_add (o, "runtime_ns", juint (elapsed (r)));
+  json_object_object_add (o, "total_ios", juint (d->ios));
+  /* No submission latency is modelled: a request is at the RAID layer
+   * the moment the thread issues it, so lat equals clat.
+   */
+  json_object_object_add (o, "slat_ns", lat_object (&zero, false));
+  json_object_object_add (o, "clat_ns", lat_object (&d->lat, true));
+  json_object_object_add (o, "lat_ns", lat_object (&d->lat, false));
+  return o;
+}
+
+static json_object *
+job_object (const struct raidsim_job_result *r)
+{
+  const struct raidsim_job *j = r->job;
+  json_object *o = json_object_new_object ();
+  json_object *opts = json_object_new_object ();
+  unsigned i;
+
+  json_object_object_add (o, "jobname", json_object_new_string (j->name));
+  json_object_object_add (o, "groupid", json_object_new_int (0));
+  json_object_object_add (o, "error", json_object_new_int (0));
+  /* As in fio: the options the job file set, as strings. */
+  for (i = 0; i < RAIDSIM_FIO_NOPTS; ++i) {
+    const struct raidsim_param *p = &raidsim_fio_params[i];
+    char buf[64];
+
+    if (j->opt_line[i] == 0)
+      continue;
+    raidsim_param_format (p, (const char *) j + p->offset, buf, sizeof buf);
+    json_object_object_add (opts, p->name, json_object_new_string (buf));
+  }
+  json_object_object_add (o, "job options", opts);
+  json_object_object_add (o, "read", dir_object (r, RAIDSIM_READ));
+  json_object_object_add (o, "write", dir_object (r, RAIDSIM_WRITE));
+  json_object_object_add (o, "job_runtime",
+                          juint (elapsed (r) / RAIDSIM_NS_PER_MS));
+  return o;
+}
+
+static int
+report_json (FILE *fp, const struct raidsim_sim *s)
+{
+  const struct raidsim_array_config *ac = raidsim_sim_array (s);
+  json_object *root = json_object_new_object ();
+  json_object *arr = json_object_new_object ();
+  json_object *jobs = json_object_new_array ();
+  json_object *disks = json_object_new_array ();
+  json_object *links = json_object_new_array ();
+  raidsim_ns w0, w1;
+  unsigned i;
+  char buf[64];
+
+  raidsim_sim_window (s, &w0, &w1);
+  json_object_object_add (root, "raidsim version",
+                          json_object_new_string (PACKAGE_VERSION));
+  json_object_object_add (root, "seed", juint (raidsim_sim_seed (s)));
+
+  json_object_object_add (arr, "name", json_object_new_string (ac->name));
+  json_object_object_add (arr, "file", json_object_new_string (ac->path));
+  raidsim_param_format (&raidsim_array_params[0], &ac->level, buf, sizeof buf);
+  json_object_object_add (arr, "level", json_object_new_string (buf));
+  json_object_object_add (arr, "members", juint (ac->members));
+  json_object_object_add (arr, "chunk", juint (ac->chunk));
+  json_object_object_add (arr, "read_policy", json_object_new_string
+                          (raidsim_read_policy_name (ac->read_policy)));
+  json_object_object_add (arr, "size", juint (raidsim_sim_array_size (s)));
+  json_object_object_add (arr, "controller",
+                          json_object_new_string (ac->ctl->path));
+  json_object_object_add (root, "array", arr);
+
+  for (i = 0; i < raidsim_sim_njobs (s); ++i)
+    json_object_array_add (jobs, job_object (raidsim_sim_job (s, i)));
+  json_object_object_add (root, "jobs", jobs);
+
+  /* fio's disk_util names where they fit; util is a percentage there. */
+  for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
+    const struct raidsim_member_result *m = raidsim_sim_member (s, i);
+    json_object *d = json_object_new_object ();
+    double span = w1 > w0 ? (double) (w1 - w0) : 0;
+
+    snprintf (buf, sizeof buf, "member%u", i);
+    json_object_object_add (d, "name", json_object_new_string (buf));
+    json_object_object_add (d, "device",
+                            json_object_new_string (ac->devices[i]->path));
+    json_object_object_add (d, "read_ios", juint (m->ios[RAIDSIM_READ]));
+    json_object_object_add (d, "write_ios", juint (m->ios[RAIDSIM_WRITE]));
+    json_object_object_add (d, "read_bytes", juint (m->bytes[RAIDSIM_READ]));
+    json_object_object_add (d, "write_bytes", juint (m->bytes[RAIDSIM_WRITE]));
+    json_object_object_add (d, "util",
+                            jdouble (span ? 100.0 * m->busy / span : 0));
+    json_object_object_add (d, "avg_queue",
+                            jdouble (span ? (double) m->queue_area / span : 0));
+    json_object_object_add (d, "max_queue", juint (m->max_queue));
+    json_object_array_add (disks, d);
+  }
+  json_object_object_add (root, "disk_util", disks);
+
+  for (i = 0; i < raidsim_sim_nlinks (s); ++i) {
+    const struct raidsim_link *l = raidsim_sim_link (s, i);
+    json_object *o;
+    double span = w1 > w0 ? (double) (w1 - w0) : 0;
+    double ru, wu;
+
+    if (l == NULL)
+      continue;
+    o = json_object_new_object ();
+    ru = span ? 100.0 * l->busy[RAIDSIM_READ] / span : 0;
+    wu = span ? 100.0 * l->busy[RAIDSIM_WRITE] / span : 0;
+    json_object_object_add (o, "name", json_object_new_string (l->name));
+    json_object_object_add (o, "bandwidth", juint (l->rate));
+    json_object_object_add (o, "full_duplex",
+                            json_object_new_boolean (l->full_duplex));
+    json_object_object_add (o, "read_bytes", juint (l->bytes[RAIDSIM_READ]));
+    json_object_object_add (o, "write_bytes", juint (l->bytes[RAIDSIM_WRITE]));
+    /* A full-duplex link is as busy as its busier direction; a
+     * half-duplex one carries both in the same time.
+     */
+    json_object_object_add (o, "util", jdouble (l->full_duplex
+                                                ? (ru > wu ? ru : wu)
+                                                : ru + wu));
+    json_object_array_add (links, o);
+  }
+  json_object_object_add (root, "links", links);
+
+  json_object_object_add (root, "window_start_ns", juint (w0));
+  json_object_object_add (root, "window_end_ns", juint (w1));
+  json_object_object_add (root, "events", juint (raidsim_sim_events (s)));
+
+  fprintf (fp, "%s\n",
+           json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
+                                           JSON_C_TO_STRING_SPACED |
+                                           JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put (root);
+  return 0;
+}
+
+/* ---- CSV ---- */
+
+/* Quote a field only if it needs it (RFC 4180). */
+static void
+csv_string (FILE *fp, const char *s)
+{
+  if (strpbrk (s, ",\"\n") == NULL) {
+    fputs (s, fp);
+    return;
+  }
+  fputc ('"', fp);
+  for (; *s; ++s) {
+    if (*s == '"')
+      fputc ('"', fp);
+    fputc (*s, fp);
+  }
+  fputc ('"', fp);
+}
+
+static int
+report_csv (FILE *fp, const struct raidsim_sim *s)
+{
+  unsigned i, d;
+
+  fprintf (fp, "array,job,direction,ios,bytes,runtime_ns,iops,bw_bytes,"
+           "lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p95_ns,lat_p99_ns,"
+           "lat_max_ns\n");
+  for (i = 0; i < raidsim_sim_njobs (s); ++i) {
+    const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+
+    for (d = 0; d < RAIDSIM_NDIRS; ++d) {
+      const struct raidsim_histogram *h = &r->dir[d].lat;
+
+      if (!has_dir (r, d))
+        continue;
+      csv_string (fp, raidsim_sim_array (s)->name);
+      fputc (',', fp);
+      csv_string (fp, r->job->name);
+      fprintf (fp, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,"
+               "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+               "\n",
+               dir_names[d], r->dir[d].ios, r->dir[d].bytes, elapsed (r),
+               raidsim_result_iops (r, d), raidsim_result_bw (r, d),
+               raidsim_hist_min (h), raidsim_hist_mean (h),
+               raidsim_hist_percentile (h, 50), raidsim_hist_percentile (h, 95),
+               raidsim_hist_percentile (h, 99), raidsim_hist_max (h));
+    }
+  }
+  return 0;
+}
+
+/* ---- table ---- */
+
+static int
+report_table (FILE *fp, const struct raidsim_sim *s)
+{
+  const struct raidsim_array_config *ac = raidsim_sim_array (s);
+  raidsim_ns w0, w1;
+  char level[32], size[32], chunk[32];
+  unsigned i, d;
+
+  raidsim_sim_window (s, &w0, &w1);
+  raidsim_param_format (&raidsim_array_params[0], &ac->level,
+                        level, sizeof level);
+  raidsim_param_format_value (RAIDSIM_PT_SIZE, raidsim_sim_array_size (s),
+                              size, sizeof size);
+  raidsim_param_format_value (RAIDSIM_PT_SIZE, ac->chunk, chunk, sizeof chunk);
+  fprintf (fp, "array %s: level %s, %" PRIu64 " members", ac->name, level,
+           ac->members);
+  if (ac->level == RAID_LEVEL_0 || ac->level == RAID_LEVEL_10)
+    fprintf (fp, ", chunk %s", chunk);
+  if (ac->level == RAID_LEVEL_1 || ac->level == RAID_LEVEL_10)
+    fprintf (fp, ", read-policy %s", raidsim_read_policy_name (ac->read_policy));
+  fprintf (fp, ", %s bytes, controller %s (seed %" PRIu64 ")\n",
+           size, ac->ctl->model, raidsim_sim_seed (s));
+
+  for (i = 0; i < raidsim_sim_njobs (s); ++i) {
+    const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+    const struct raidsim_job *j = r->job;
+
+    fprintf (fp, "\njob %s: %s, bs %" PRIu64 ", iodepth %" PRIu64
+             ", numjobs %" PRIu64 "; %.3f ms counted\n",
+             j->name, raidsim_rw_name (j->rw), j->bs, j->iodepth, j->numjobs,
+             elapsed (r) / 1e6);
+    for (d = 0; d < RAIDSIM_NDIRS; ++d) {
+      const struct raidsim_histogram *h = &r->dir[d].lat;
+      double bw = raidsim_result_bw (r, d);
+
+      if (!has_dir (r, d))
+        continue;
+      fprintf (fp, "  %-5s IOPS %.1f, %.2f MB/s (%.2f MiB/s), %" PRIu64
+               " I/Os\n", dir_names[d], raidsim_result_iops (r, d),
+               bw / 1e6, bw / 1048576, r->dir[d].ios);
+      fprintf (fp, "        latency us: min %.3f, mean %.3f, p50 %.3f, "
+               "p95 %.3f, p99 %.3f, max %.3f\n",
+               raidsim_hist_min (h) / 1e3, raidsim_hist_mean (h) / 1e3,
+               raidsim_hist_percentile (h, 50) / 1e3,
+               raidsim_hist_percentile (h, 95) / 1e3,
+               raidsim_hist_percentile (h, 99) / 1e3,
+               raidsim_hist_max (h) / 1e3);
+    }
+  }
+
+  fprintf (fp, "\n%-7s %10s %10s %7s %9s %9s  %s\n", "member", "read-ios",
+           "write-ios", "util%", "avg-queue", "max-queue", "device");
+  for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
+    const struct raidsim_member_result *m = raidsim_sim_member (s, i);
+    double span = w1 > w0 ? (double) (w1 - w0) : 0;
+
+    fprintf (fp, "%-7u %10" PRIu64 " %10" PRIu64 " %7.2f %9.2f %9u  %s\n",
+             i, m->ios[RAIDSIM_READ], m->ios[RAIDSIM_WRITE],
+             span ? 100.0 * m->busy / span : 0,
+             span ? (double) m->queue_area / span : 0, m->max_queue,
+             ac->devices[i]->path);
+  }
+  for (i = 0; i < raidsim_sim_nlinks (s); ++i) {
+    const struct raidsim_link *l = raidsim_sim_link (s, i);
+    double span = w1 > w0 ? (double) (w1 - w0) : 0;
+
+    if (l == NULL)
+      continue;
+    fprintf (fp, "link %s: %.2f MB/s read, %.2f MB/s write, of %.2f MB/s\n",
+             l->name, span ? l->bytes[RAIDSIM_READ] * 1e3 / span : 0,
+             span ? l->bytes[RAIDSIM_WRITE] * 1e3 / span : 0, l->rate / 1e6);
+  }
+  return 0;
+}
+
+int
+raidsim_report (FILE *fp, const struct raidsim_sim *s,
+                enum raidsim_format format)
+{
+  int r;
+
+  switch (format) {
+  case RAIDSIM_FORMAT_JSON: r = report_json (fp, s); break;
+  case RAIDSIM_FORMAT_CSV: r = report_csv (fp, s); break;
+  default: r = report_table (fp, s); break;
+  }
+  if (r == 0 && ferror (fp)) {
+    raidsim_set_error ("report: write error");
+    return -1;
+  }
+  return r;
+}

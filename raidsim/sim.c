@@ -1,0 +1,625 @@
+/* raidsim: one simulation run (see sim.h for the stages a request goes
+ * through).  Everything time-related happens here: the models are told
+ * the time and answer when their stage ends, and this file turns those
+ * answers into engine events.
+ *
+ * Each model has one wake-up event, kept at the model's next () time.
+ * While a model's wake-up is being handled, calls back into the same
+ * model (a completion leads to a new request, which the controller
+ * issues in the same instant) do not reschedule it; the handler does
+ * that once, at the end.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raidsim/array.h"
+#include "raidsim/error.h"
+#include "raidsim/sim.h"
+#include "raidsim/workload.h"
+
+/* Member commands in one run; beyond this a job is refused rather than
+ * allowed to take gigabytes (huge bs over a small chunk, at high QD).
+ */
+#define MAX_CMDS (UINT64_C (1) << 22)
+
+struct hreq;
+
+/* A member command. */
+struct cmd {
+  struct raidsim_io io;         /* what the models see */
+  struct raidsim_event ev;      /* end of a link transfer */
+  struct raidsim_sim *sim;
+  struct hreq *parent;
+  struct cmd *free_next;
+};
+
+/* A host request. */
+struct hreq {
+  struct thread *thr;
+  struct raidsim_hostreq req;
+  raidsim_ns issued;
+  unsigned pending;             /* member commands not yet complete */
+  struct hreq *free_next;
+};
+
+struct thread {
+  struct raidsim_worker w;
+  struct raidsim_job_result *res;
+  unsigned inflight;
+};
+
+struct member {
+  struct raidsim_sim *sim;
+  const struct raidsim_device_ops *ops;
+  void *dev;
+  struct raidsim_event wake;
+  bool in_wake;
+  struct raidsim_link port;
+  unsigned queue;               /* commands at the device */
+  raidsim_ns last_change;
+  struct raidsim_member_result res;
+};
+
+struct raidsim_sim {
+  const struct raidsim_array_config *ac;
+  uint64_t seed;
+  struct raidsim_engine *engine;
+  struct raidsim_array *array;
+  uint64_t array_size;
+
+  const struct raidsim_controller_ops *ctl_ops;
+  void *ctl;
+  struct raidsim_event ctl_wake;
+  bool ctl_in_wake;
+
+  struct raidsim_link uplink;
+  unsigned nmembers;
+  struct member m[RAID_MAX_MEMBERS];
+
+  unsigned njobs;
+  struct raidsim_job_result *jobs;
+  unsigned nthreads;
+  struct thread *threads;
+
+  struct hreq *hreqs, *free_hreqs;
+  struct cmd *cmds, *free_cmds;
+
+  raidsim_ns window_start, end;
+  struct raidsim_event window_ev;
+  bool ran;
+};
+
+/* ---- stage plumbing ---- */
+
+static void ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
+static void dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
+static void write_arrived (struct raidsim_engine *e, struct raidsim_event *ev);
+static void read_delivered (struct raidsim_engine *e, struct raidsim_event *ev);
+static void issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now);
+
+static void
+schedule (struct raidsim_sim *s, struct raidsim_event *ev, raidsim_ns t)
+{
+  if (raidsim_engine_schedule (s->engine, ev, t) == -1) {
+    /* Pools and heap are sized for the worst case, so this is a bug. */
+    fprintf (stderr, "raidsim: internal error: cannot schedule an event "
+             "at %" PRIu64 " ns (now %" PRIu64 ")\n", t,
+             raidsim_engine_now (s->engine));
+    abort ();
+  }
+}
+
+/* Keep a model's wake-up at its next () time, not in the past. */
+static void
+rewake (struct raidsim_sim *s, struct raidsim_event *wake, raidsim_ns next,
+        raidsim_ns now)
+{
+  if (next == RAIDSIM_NEVER) {
+    raidsim_engine_cancel (s->engine, wake);
+    return;
+  }
+  if (next < now)
+    next = now;
+  if (!raidsim_event_scheduled (wake) || wake->time != next)
+    schedule (s, wake, next);
+}
+
+static void
+ctl_kick (struct raidsim_sim *s, raidsim_ns now)
+{
+  if (!s->ctl_in_wake)
+    rewake (s, &s->ctl_wake, s->ctl_ops->next (s->ctl), now);
+}
+
+/* Members' queue figures: the area under "commands at the device" and
+ * the time it is non-zero, both inside the window.
+ */
+static void
+member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
+{
+  raidsim_ns from = m->last_change > s->window_start
+    ? m->last_change : s->window_start;
+
+  if (now > from) {
+    m->res.queue_area += (unsigned __int128) m->queue * (now - from);
+    if (m->queue > 0)
+      m->res.busy += now - from;
+  }
+  m->last_change = now;
+}
+
+static void
+dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
+{
+  struct member *m = &s->m[c->io.member];
+
+  member_account (s, m, now);
+  m->queue++;
+  if (m->queue > m->res.max_queue && now >= s->window_start)
+    m->res.max_queue = m->queue;
+  if (now >= s->window_start) {
+    m->res.ios[c->io.dir]++;
+    m->res.bytes[c->io.dir] += c->io.len;
+  }
+  m->ops->submit (m->dev, &c->io, now);
+  if (!m->in_wake)
+    rewake (s, &m->wake, m->ops->next (m->dev), now);
+}
+
+static unsigned
+path_of (struct raidsim_sim *s, unsigned member, struct raidsim_link **path)
+{
+  unsigned n = 0;
+
+  if (s->m[member].port.rate)
+    path[n++] = &s->m[member].port;
+  if (s->uplink.rate)
+    path[n++] = &s->uplink;
+  return n;
+}
+
+/* The controller issued c: move a write's data to the member first. */
+static void
+cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
+{
+  struct raidsim_link *path[2];
+  unsigned n = path_of (s, c->io.member, path);
+
+  if (c->io.dir == RAIDSIM_WRITE && n > 0) {
+    c->ev.fire = write_arrived;
+    schedule (s, &c->ev,
+              raidsim_links_transfer (path, n, RAIDSIM_WRITE, c->io.len, now));
+  }
+  else
+    dev_submit (s, c, now);
+}
+
+static void
+write_arrived (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct cmd *c = container_of (ev, struct cmd, ev);
+
+  dev_submit (c->sim, c, raidsim_engine_now (e));
+}
+
+static void
+member_finished (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
+{
+  s->ctl_ops->member_done (s->ctl, &c->io, now);
+  ctl_kick (s, now);
+}
+
+/* The device is done with c: move a read's data to the host. */
+static void
+dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
+{
+  struct raidsim_link *path[2];
+  unsigned n = path_of (s, c->io.member, path);
+
+  if (c->io.dir == RAIDSIM_READ && n > 0) {
+    c->ev.fire = read_delivered;
+    schedule (s, &c->ev,
+              raidsim_links_transfer (path, n, RAIDSIM_READ, c->io.len, now));
+  }
+  else
+    member_finished (s, c, now);
+}
+
+static void
+host_done (struct raidsim_sim *s, struct hreq *h, raidsim_ns now)
+{
+  struct thread *t = h->thr;
+
+  if (h->req.measured) {
+    struct raidsim_dir_result *d = &t->res->dir[h->req.dir];
+
+    d->ios++;
+    d->bytes += h->req.len;
+    raidsim_hist_record (&d->lat, now - h->issued);
+    if (now > t->res->end)
+      t->res->end = now;
+  }
+  t->inflight--;
+  h->free_next = s->free_hreqs;
+  s->free_hreqs = h;
+  issue (s, t, now);
+}
+
+/* The controller delivered c's completion to the RAID layer. */
+static void
+cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
+{
+  struct hreq *h = c->parent;
+  struct raidsim_member_cmd mc = { c->io.member, c->io.offset, c->io.len };
+
+  raidsim_array_cmd_done (s->array, &mc);
+  c->free_next = s->free_cmds;
+  s->free_cmds = c;
+  if (--h->pending == 0)
+    host_done (s, h, now);
+}
+
+/* ---- events ---- */
+
+static void
+ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, ctl_wake);
+  raidsim_ns now = raidsim_engine_now (e);
+  enum raidsim_ctl_out what;
+  struct raidsim_io *io;
+
+  s->ctl_in_wake = true;
+  while ((io = s->ctl_ops->reap (s->ctl, now, &what)) != NULL) {
+    struct cmd *c = container_of (io, struct cmd, io);
+
+    if (what == RAIDSIM_CTL_ISSUE)
+      cmd_issued (s, c, now);
+    else
+      cmd_complete (s, c, now);
+  }
+  s->ctl_in_wake = false;
+  rewake (s, &s->ctl_wake, s->ctl_ops->next (s->ctl), now);
+}
+
+static void
+dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct member *m = container_of (ev, struct member, wake);
+  struct raidsim_sim *s = m->sim;
+  raidsim_ns now = raidsim_engine_now (e);
+  struct raidsim_io *io;
+
+  m->in_wake = true;
+  while ((io = m->ops->reap (m->dev, now)) != NULL) {
+    member_account (s, m, now);
+    m->queue--;
+    dev_done (s, container_of (io, struct cmd, io), now);
+  }
+  m->in_wake = false;
+  rewake (s, &m->wake, m->ops->next (m->dev), now);
+}
+
+static void
+read_delivered (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct cmd *c = container_of (ev, struct cmd, ev);
+
+  member_finished (c->sim, c, raidsim_engine_now (e));
+}
+
+static void
+window_opens (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, window_ev);
+  unsigned i;
+
+  for (i = 0; i < s->nmembers; ++i)
+    raidsim_link_reset_stats (&s->m[i].port);
+  raidsim_link_reset_stats (&s->uplink);
+}
+
+/* ---- host side ---- */
+
+struct split_ctx {
+  struct raidsim_sim *s;
+  struct hreq *h;
+  raidsim_ns now;
+};
+
+static int
+send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
+{
+  struct split_ctx *ctx = opaque;
+  struct raidsim_sim *s = ctx->s;
+  struct cmd *c = s->free_cmds;
+
+  if (c == NULL) {
+    raidsim_set_error ("internal error: member command pool exhausted");
+    return -1;
+  }
+  s->free_cmds = c->free_next;
+  c->parent = ctx->h;
+  c->io.dir = ctx->h->req.dir;
+  c->io.member = mc->member;
+  c->io.offset = mc->offset;
+  c->io.len = mc->len;
+  ctx->h->pending++;
+  s->ctl_ops->submit (s->ctl, &c->io, ctx->now);
+  return 0;
+}
+
+/* Top the thread up to iodepth requests in flight. */
+static void
+issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
+{
+  while (t->inflight < t->w.job->iodepth) {
+    struct hreq *h = s->free_hreqs;
+    struct split_ctx ctx = { s, h, now };
+
+    /* The pool holds iodepth requests for every thread, so it cannot be
+     * empty while this thread is below its iodepth.
+     */
+    if (h == NULL)
+      abort ();
+    if (!raidsim_worker_next (&t->w, now, &h->req))
+      return;
+    s->free_hreqs = h->free_next;
+    h->thr = t;
+    h->issued = now;
+    h->pending = 0;
+    t->inflight++;
+    if (raidsim_array_split (s->array, h->req.dir, h->req.offset,
+                             h->req.len, send_cmd, &ctx) != 0) {
+      fprintf (stderr, "raidsim: internal error: %s\n", raidsim_error ());
+      abort ();
+    }
+    ctl_kick (s, now);
+  }
+}
+
+/* ---- set-up ---- */
+
+void
+raidsim_sim_free (struct raidsim_sim *s)
+{
+  unsigned i;
+
+  if (s == NULL)
+    return;
+  for (i = 0; i < s->nmembers; ++i)
+    if (s->m[i].dev)
+      s->m[i].ops->destroy (s->m[i].dev);
+  if (s->ctl)
+    s->ctl_ops->destroy (s->ctl);
+  raidsim_array_free (s->array);
+  raidsim_engine_free (s->engine);
+  free (s->jobs);
+  free (s->threads);
+  free (s->hreqs);
+  free (s->cmds);
+  free (s);
+}
+
+struct raidsim_sim *
+raidsim_sim_new (const struct raidsim_array_config *ac,
+                 const struct raidsim_jobfile *jf, uint64_t seed)
+{
+  struct raidsim_sim *s;
+  uint64_t sizes[RAID_MAX_MEMBERS];
+  struct raidsim_array_params ap;
+  uint64_t nhreqs = 0, ncmds = 0;
+  unsigned i, j, k;
+
+  s = calloc (1, sizeof *s);
+  if (s == NULL)
+    goto nomem;
+  s->ac = ac;
+  s->seed = seed;
+  s->nmembers = ac->members;
+
+  raidsim_array_config_params (ac, sizes, &ap);
+  s->array = raidsim_array_new (&ap);
+  if (s->array == NULL)
+    goto err;
+  s->array_size = raidsim_array_size (s->array);
+
+  /* Check every job and size the pools for the worst case. */
+  for (j = 0; j < jf->njobs; ++j) {
+    const struct raidsim_job *job = &jf->jobs[j];
+    uint64_t start, nblocks, reqs;
+
+    if (raidsim_job_region (jf, job, s->array_size, &start, &nblocks) == -1)
+      goto err;
+    reqs = job->numjobs * job->iodepth;
+    nhreqs += reqs;
+    ncmds += reqs * raidsim_array_max_cmds (s->array, job->bs);
+    if (ncmds > MAX_CMDS) {
+      raidsim_set_error ("%s:%u: iodepth: %" PRIu64 " threads x %" PRIu64
+                         " I/Os of %" PRIu64 " bytes can split into more "
+                         "than %" PRIu64 " member commands; use fewer "
+                         "threads, a lower iodepth or a smaller bs",
+                         jf->path, job->line, job->numjobs, job->iodepth,
+                         job->bs, MAX_CMDS);
+      goto err;
+    }
+    s->nthreads += job->numjobs;
+    if (job->ramp_time > s->window_start)
+      s->window_start = job->ramp_time;
+  }
+
+  s->njobs = jf->njobs;
+  s->jobs = calloc (s->njobs, sizeof *s->jobs);
+  s->threads = calloc (s->nthreads, sizeof *s->threads);
+  s->hreqs = calloc (nhreqs, sizeof *s->hreqs);
+  s->cmds = calloc (ncmds, sizeof *s->cmds);
+  if (!s->jobs || !s->threads || !s->hreqs || !s->cmds)
+    goto nomem;
+  for (i = 0; i < nhreqs; ++i) {
+    s->hreqs[i].free_next = s->free_hreqs;
+    s->free_hreqs = &s->hreqs[i];
+  }
+  for (i = 0; i < ncmds; ++i) {
+    raidsim_event_init (&s->cmds[i].ev, write_arrived);
+    s->cmds[i].sim = s;
+    s->cmds[i].free_next = s->free_cmds;
+    s->free_cmds = &s->cmds[i];
+  }
+
+  /* One event per command, a wake-up per model, the window. */
+  s->engine = raidsim_engine_new (ncmds + s->nmembers + 2);
+  if (s->engine == NULL)
+    goto nomem;
+
+  for (j = 0, k = 0; j < jf->njobs; ++j) {
+    const struct raidsim_job *job = &jf->jobs[j];
+    uint64_t start, nblocks;
+
+    raidsim_job_region (jf, job, s->array_size, &start, &nblocks);
+    s->jobs[j].job = job;
+    s->jobs[j].start = job->ramp_time;
+    s->jobs[j].end = job->ramp_time;
+    for (i = 0; i < RAIDSIM_NDIRS; ++i)
+      raidsim_hist_init (&s->jobs[j].dir[i].lat);
+    for (i = 0; i < job->numjobs; ++i, ++k) {
+      s->threads[k].res = &s->jobs[j];
+      raidsim_worker_init (&s->threads[k].w, job, start, nblocks, seed, j, i);
+    }
+  }
+
+  for (i = 0; i < s->nmembers; ++i) {
+    const struct raidsim_device_config *dc = ac->devices[i];
+    struct member *m = &s->m[i];
+    char name[32];
+
+    m->sim = s;
+    m->ops = dc->ops;
+    m->dev = dc->ops->create (dc->params);
+    if (m->dev == NULL)
+      goto err;
+    raidsim_event_init (&m->wake, dev_wake_fire);
+    snprintf (name, sizeof name, "port%u", i);
+    raidsim_link_init (&m->port, name, ac->ctl->port_bandwidth,
+                       ac->ctl->port_duplex == RAIDSIM_FULL_DUPLEX);
+  }
+  raidsim_link_init (&s->uplink, "uplink", ac->ctl->uplink_bandwidth,
+                     ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
+  s->ctl_ops = ac->ctl->ops;
+  s->ctl = s->ctl_ops->create (ac->ctl->params, s->nmembers);
+  if (s->ctl == NULL)
+    goto err;
+  raidsim_event_init (&s->ctl_wake, ctl_wake_fire);
+  raidsim_event_init (&s->window_ev, window_opens);
+  return s;
+
+ nomem:
+  raidsim_set_error ("simulation: %s", strerror (ENOMEM));
+ err:
+  raidsim_sim_free (s);
+  return NULL;
+}
+
+int
+raidsim_sim_run (struct raidsim_sim *s)
+{
+  unsigned i;
+
+  /* The models' state is consumed by a run; a second needs a new sim. */
+  if (s->ran) {
+    raidsim_set_error ("simulation: already run");
+    return -1;
+  }
+  s->ran = true;
+  if (s->window_start > 0)
+    schedule (s, &s->window_ev, s->window_start);
+  for (i = 0; i < s->nthreads; ++i)
+    issue (s, &s->threads[i], 0);
+  raidsim_engine_run (s->engine);
+  s->end = raidsim_engine_now (s->engine);
+  if (s->end < s->window_start)
+    s->end = s->window_start;
+  for (i = 0; i < s->nmembers; ++i)
+    member_account (s, &s->m[i], s->end);
+  return 0;
+}
+
+/* ---- results ---- */
+
+uint64_t
+raidsim_sim_seed (const struct raidsim_sim *s)
+{
+  return s->seed;
+}
+
+unsigned
+raidsim_sim_njobs (const struct raidsim_sim *s)
+{
+  return s->njobs;
+}
+
+unsigned
+raidsim_sim_nmembers (const struct raidsim_sim *s)
+{
+  return s->nmembers;
+}
+
+uint64_t
+raidsim_sim_array_size (const struct raidsim_sim *s)
+{
+  return s->array_size;
+}
+
+const struct raidsim_array_config *
+raidsim_sim_array (const struct raidsim_sim *s)
+{
+  return s->ac;
+}
+
+const struct raidsim_job_result *
+raidsim_sim_job (const struct raidsim_sim *s, unsigned i)
+{
+  return i < s->njobs ? &s->jobs[i] : NULL;
+}
+
+const struct raidsim_member_result *
+raidsim_sim_member (const struct raidsim_sim *s, unsigned i)
+{
+  return i < s->nmembers ? &s->m[i].res : NULL;
+}
+
+unsigned
+raidsim_sim_nlinks (const struct raidsim_sim *s)
+{
+  return s->nmembers + 1;
+}
+
+const struct raidsim_link *
+raidsim_sim_link (const struct raidsim_sim *s, unsigned i)
+{
+  const struct raidsim_link *l;
+
+  if (i < s->nmembers)
+    l = &s->m[i].port;
+  else if (i == s->nmembers)
+    l = &s->uplink;
+  else
+    return NULL;
+  return l->rate ? l : NULL;
+}
+
+void
+raidsim_sim_window (const struct raidsim_sim *s, raidsim_ns *start,
+                    raidsim_ns *end)
+{
+  *start = s->window_start;
+  *end = s->end;
+}
+
+uint64_t
+raidsim_sim_events (const struct raidsim_sim *s)
+{
+  return raidsim_engine_fired (s->engine);
+}
