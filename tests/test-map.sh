@@ -1,0 +1,157 @@
+#!/bin/bash
+# raidsim tests: `raidsim map` prints the layout worked out by hand below,
+# and bad input gets one error line naming the parameter and exit 1.
+#
+# Run: meson test -C build map
+#  or: RAIDSIM=build/raidsim/raidsim tests/test-map.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+RAIDSIM=${RAIDSIM:-$here/../build/raidsim/raidsim}
+[ -x "$RAIDSIM" ] || { echo "test-map.sh: $RAIDSIM is not built"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
+
+# expect "DESCRIPTION" "EXPECTED LINES" ARGS...: raidsim map -q ARGS must
+# print exactly the expected piece lines (spaces squeezed).
+expect ()
+{
+  local what=$1 want=$2 got
+  shift 2
+  if ! got=$("$RAIDSIM" map -q "$@" 2>"$tmp/err"); then
+    fail "$what: exit status $?: $(cat "$tmp/err")"
+    return
+  fi
+  got=$(printf '%s\n' "$got" | tr -s ' ')
+  if [ "$got" != "$want" ]; then
+    fail "$what"
+    printf '  raidsim map -q %s\n  want:\n%s\n  got:\n%s\n' \
+           "$*" "$want" "$got" | sed 's/^/    /'
+  else
+    echo "ok: $what"
+  fi
+}
+
+# RAID 0, two 256M members, chunk 128K.  1M is array chunk 8; even chunks
+# are on member 0 and odd ones on member 1, each at chunk (c div 2), so
+# chunk 8 is member 0 chunk 4 (512K = 524288), chunk 9 member 1 chunk 4,
+# and chunk 10 member 0 chunk 5 (640K = 655360), of which the last 44K
+# (300K - 256K = 45056) are asked for.
+expect "RAID 0, equal members, across chunks" \
+"1048576 131072 0:524288
+1179648 131072 1:524288
+1310720 45056 0:655360" \
+  level=0 chunk=128K member-size=256M member-size=256M 1M+300K
+
+# RAID 0, members of 4, 2 and 3 chunks of 4K (A, B, C).  Zone 0 stripes
+# A, B, C for 2 rows (array chunks 0-5), zone 1 stripes A and C for their
+# third chunk (6 on A, 7 on C), zone 2 is A's fourth chunk (8).  Array
+# 24K..36K is chunks 6, 7, 8: A at 8K, C at 8K, A at 12K.
+expect "RAID 0, three zones" \
+"24576 4096 0:8192
+28672 4096 2:8192
+32768 4096 0:12288" \
+  level=0 chunk=4K member-size=16K member-size=8K member-size=12K 24K+12K
+
+# Zone 0, row 1: chunk 4 is B's second chunk; a request inside one chunk
+# is one piece.
+expect "RAID 0, inside one chunk" \
+"17000 100 1:4712" \
+  level=0 chunk=4K member-size=16K member-size=8K member-size=12K 17000+100
+
+# RAID 1: one piece, every member at the array offset.
+expect "RAID 1, three mirrors" \
+"4096 8192 0:4096 1:4096 2:4096" \
+  level=1 member-size=1M member-size=2M member-size=1M 4K+8K
+
+# RAID 10 near, 2 copies, 3 members of 3 chunks: chunk c takes slots 2c
+# and 2c+1, slot s being member (s mod 3), row (s div 3).  Chunk 1 is
+# slots 2, 3: member 2 row 0, then member 0 row 1 (4K).  Chunk 2 is slots
+# 4, 5: members 1 and 2, row 1.
+expect "RAID 10, 3 members, n2" \
+"4096 4096 2:0 0:4096
+8192 4096 1:4096 2:4096" \
+  level=10 chunk=4K member-size=12K member-size=12K member-size=12K 4K+8K
+
+# RAID 10, 4 members, 3 copies, chunk 64K: chunk 1 is slots 3, 4, 5:
+# member 3 row 0, members 0 and 1 row 1 (65536).  The request starts 1000
+# bytes into the chunk.
+expect "RAID 10, 4 members, n3" \
+"66536 100 3:1000 0:66536 1:66536" \
+  level=10 chunk=64K copies=3 member-size=1M member-size=1M \
+  member-size=1M member-size=1M 66536+100
+
+# data-offset shifts every member offset.
+expect "RAID 0, data offset 8K" \
+"0 4096 0:8192
+4096 4096 1:8192" \
+  level=0 chunk=4K data-offset=8K member-size=1M member-size=1M 0+8K
+
+# Sizes read from member files, 1M and 512K, chunk 128K: zone 0 stripes
+# the first 512K of both (array 0 to 1M), zone 1 is the last 512K of
+# member 0 alone.  Array 1M is zone 1's first chunk: member 0 at 512K.
+truncate -s 1M "$tmp/a.img"
+truncate -s 512K "$tmp/b.img"
+expect "RAID 0, sizes from files" \
+"1048576 131072 0:524288" \
+  level=0 member="$tmp/a.img" --file "$tmp/b.img" 1M+128K
+
+# The summary states the array size: 1M + 512K.
+if "$RAIDSIM" map level=0 member="$tmp/a.img" member="$tmp/b.img" |
+   grep -q '^# array size 1572864 bytes, 2 zones$'; then
+  echo "ok: summary"
+else
+  fail "summary does not say '# array size 1572864 bytes, 2 zones'"
+fi
+
+# bad PARAMETER ARGS...: exit 1, nothing on stdout, one stderr line that
+# names PARAMETER.
+bad ()
+{
+  local param=$1 status=0
+  shift
+  "$RAIDSIM" map "$@" >"$tmp/out" 2>"$tmp/err" || status=$?
+  if [ "$status" -ne 1 ]; then
+    fail "map $*: exit status $status, want 1"
+  elif [ -s "$tmp/out" ]; then
+    fail "map $*: printed to stdout: $(head -n 3 "$tmp/out")"
+  elif [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
+    fail "map $*: want one error line, got:"; cat "$tmp/err"
+  elif ! grep -qw -- "$param" "$tmp/err"; then
+    fail "map $*: error does not name '$param': $(cat "$tmp/err")"
+  else
+    echo "ok: bad $param: $(cat "$tmp/err")"
+  fi
+}
+
+two=(member-size=1M member-size=1M)
+bad level level=5 "${two[@]}"
+bad level "${two[@]}"
+bad chunk level=0 chunk=abc "${two[@]}"
+bad chunk level=0 chunk=100K "${two[@]}"
+bad chunk level=0 chunk=2K "${two[@]}"
+bad chunk level=0 chunk=128M "${two[@]}"
+bad member level=0 member-size=1M
+bad member level=10 member-size=1M
+bad member level=0
+bad member level=0 member-size=64K member-size=1M
+bad member level=0 member="$tmp/missing.img" member-size=1M
+bad member-size level=0 member-size=lots member-size=1M
+bad copies level=10 copies=3 "${two[@]}"
+bad copies level=10 copies=x "${two[@]}"
+bad copies level=1 copies=2 "${two[@]}"
+bad foo level=0 foo=bar "${two[@]}"
+bad range level=0 "${two[@]}" 2M+1
+bad range level=0 "${two[@]}" 1536K+513K
+bad range level=0 "${two[@]}" 12x
+bad range level=0 "${two[@]}" 0+0
+
+if [ "$failures" -ne 0 ]; then
+  echo "test-map.sh: $failures failures"
+  exit 1
+fi
+echo "test-map.sh: all passed"
