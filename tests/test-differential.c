@@ -21,6 +21,12 @@
  * The layout comes from refmap, not from raidsim/geometry.c, so a bug in
  * the geometry that the plugin shares shows up here as well.
  *
+ * With --member-via, some or all members are NBD exports instead of
+ * paths: each such member file is served by its own
+ * `nbdkit -f --exit-with-parent file FILE` on a Unix socket or on
+ * 127.0.0.1:PORT, and the plugin gets its URI.  The member files are
+ * still the files the test made, so the final check is the same.
+ *
  * Requests in flight at the same time never overlap, so the result does
  * not depend on the order in which nbdkit completes them and the model
  * stays exact with any number of connections and requests in flight.
@@ -31,6 +37,8 @@
  *   RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
  *   build/tests/test-differential --level 10 --chunk 64K \
  *     --member-size 16M,16M,16M,16M --connections 4 --depth 32 --seed 42
+ * and with members over NBD, e.g. --member-via nbd-tcp or
+ *   --member-via nbd-unix,file,nbd-unix,file
  * Exit status: 0 passed, 1 failed, 77 skipped (no nbdkit).
  */
 
@@ -50,9 +58,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <libnbd.h>
 
@@ -102,6 +113,9 @@ struct config {
   uint64_t ops;
   uint64_t seed;
   const char *read_policy;
+  const char *io;
+  uint64_t max_inflight;        /* 0: not passed */
+  const char *member_via;
   const char *plugin;
   bool keep;
   bool verbose;
@@ -150,6 +164,14 @@ static const struct opt_desc opts[] = {
     "random seed; unset: taken from the clock (always printed)" },
   { "read-policy", 'r', OPT_STRING, CFG (read_policy), NULL, 0, 0,
     "passed to the plugin: round-robin, least-pending, sequential, first" },
+  { "io", 'i', OPT_STRING, CFG (io), NULL, 0, 0,
+    "passed to the plugin: auto, uring, threads" },
+  { "max-inflight", 'I', OPT_UINT, CFG (max_inflight), NULL, 1, 4096,
+    "passed to the plugin: member I/Os in flight per member" },
+  { "member-via", 'M', OPT_STRING, CFG (member_via), "file", 0, 0,
+    "how the plugin reaches each member: file, nbd-unix or nbd-tcp "
+    "(served by nbdkit file), comma-separated, one for all or one "
+    "per member" },
   { "plugin", 'p', OPT_STRING, CFG (plugin), NULL, 0, 0,
     "plugin path; default $RAID_PLUGIN, else "
     "../plugins/raid/nbdkit-raid-plugin.so beside this program" },
@@ -185,6 +207,17 @@ static char sockpath[TMPFILE_MAX];
 static char pidpath[TMPFILE_MAX];
 static char member_path[MAX_MEMBERS][TMPFILE_MAX];
 static volatile sig_atomic_t nbdkit_pid = 0;
+
+/* Members reached over NBD: each is served by its own nbdkit. */
+enum via { VIA_FILE, VIA_NBD_UNIX, VIA_NBD_TCP };
+static const char *const via_names[] = {
+  [VIA_FILE] = "file", [VIA_NBD_UNIX] = "nbd-unix", [VIA_NBD_TCP] = "nbd-tcp",
+};
+static enum via member_via[MAX_MEMBERS];
+static char member_sock[MAX_MEMBERS][TMPFILE_MAX];
+static char member_pidpath[MAX_MEMBERS][TMPFILE_MAX];
+static char member_uri[MAX_MEMBERS][TMPFILE_MAX + 32];
+static volatile sig_atomic_t member_pid[MAX_MEMBERS];
 
 static struct nbd_handle *conn[MAX_CONNS];
 
@@ -271,9 +304,14 @@ remove_temp_files (void)
 
   if (tmpdir[0] == '\0' || cfg.keep)
     return;
-  for (i = 0; i < MAX_MEMBERS; ++i)
+  for (i = 0; i < MAX_MEMBERS; ++i) {
     if (member_path[i][0])
       unlink (member_path[i]);
+    if (member_sock[i][0])
+      unlink (member_sock[i]);
+    if (member_pidpath[i][0])
+      unlink (member_pidpath[i]);
+  }
   if (sockpath[0])
     unlink (sockpath);
   if (pidpath[0])
@@ -287,8 +325,13 @@ remove_temp_files (void)
 static void
 on_signal (int sig)
 {
+  unsigned i;
+
   if (nbdkit_pid > 0)
     kill (nbdkit_pid, SIGTERM);
+  for (i = 0; i < MAX_MEMBERS; ++i)
+    if (member_pid[i] > 0)
+      kill (member_pid[i], SIGTERM);
   remove_temp_files ();
   signal (sig, SIG_DFL);
   raise (sig);
@@ -298,12 +341,19 @@ static void
 stop_nbdkit_now (void)
 {
   pid_t pid = nbdkit_pid;
+  unsigned i;
 
   if (pid > 0) {
     nbdkit_pid = 0;
     kill (pid, SIGTERM);
     waitpid (pid, NULL, 0);
   }
+  for (i = 0; i < MAX_MEMBERS; ++i)
+    if ((pid = member_pid[i]) > 0) {
+      member_pid[i] = 0;
+      kill (pid, SIGTERM);
+      waitpid (pid, NULL, 0);
+    }
 }
 
 /* Fatal error: the run cannot go on.  Safe to call from a completion
@@ -865,7 +915,7 @@ static void
 start_nbdkit (const char *nbdkit, const char *plugin)
 {
   const char *argv[32 + MAX_MEMBERS];
-  char *param[4 + MAX_MEMBERS];
+  char *param[6 + MAX_MEMBERS];
   size_t nparam = 0;
   double deadline;
   unsigned m;
@@ -887,10 +937,16 @@ start_nbdkit (const char *nbdkit, const char *plugin)
       (cfg.copies &&
        asprintf (&param[nparam++], "copies=%" PRIu64, cfg.copies) == -1) ||
       (cfg.read_policy &&
-       asprintf (&param[nparam++], "read-policy=%s", cfg.read_policy) == -1))
+       asprintf (&param[nparam++], "read-policy=%s", cfg.read_policy) == -1) ||
+      (cfg.io && asprintf (&param[nparam++], "io=%s", cfg.io) == -1) ||
+      (cfg.max_inflight &&
+       asprintf (&param[nparam++], "max-inflight=%" PRIu64,
+                 cfg.max_inflight) == -1))
     die ("asprintf: %m");
   for (m = 0; m < cfg.member.n; ++m)
-    if (asprintf (&param[nparam++], "member=%s", member_path[m]) == -1)
+    if (asprintf (&param[nparam++], "member=%s",
+                  member_via[m] == VIA_FILE ? member_path[m]
+                                            : member_uri[m]) == -1)
       die ("asprintf: %m");
   for (i = 0; i < nparam; ++i)
     argv[n++] = param[i];
@@ -957,6 +1013,190 @@ stop_nbdkit (void)
           WTERMSIG (status));
   else if (WEXITSTATUS (status) != 0)
     fail ("nbdkit exited with status %d", WEXITSTATUS (status));
+}
+
+/*----------------------------------------------------------------------
+ * Members over NBD.
+ */
+
+/* --member-via: one word for every member, or one per member. */
+static void
+parse_member_via (void)
+{
+  char *copy = strdup (cfg.member_via), *tok, *saveptr = NULL;
+  unsigned n = 0, m;
+
+  if (copy == NULL)
+    die ("strdup: %m");
+  for (tok = strtok_r (copy, ",", &saveptr); tok != NULL;
+       tok = strtok_r (NULL, ",", &saveptr)) {
+    size_t v;
+
+    for (v = 0; v < ARRAY_SIZE (via_names); ++v)
+      if (strcmp (tok, via_names[v]) == 0)
+        break;
+    if (v == ARRAY_SIZE (via_names) || n == MAX_MEMBERS) {
+      fprintf (stderr, "%s: --member-via: '%s' is not file, nbd-unix or "
+               "nbd-tcp\n", progname, tok);
+      exit (EXIT_FAILURE);
+    }
+    member_via[n++] = v;
+  }
+  free (copy);
+  if (n != 1 && n != cfg.member.n) {
+    fprintf (stderr, "%s: --member-via: give one word for all members or "
+             "one for each of the %u members, not %u\n", progname,
+             cfg.member.n, n);
+    exit (EXIT_FAILURE);
+  }
+  for (m = n; m < cfg.member.n; ++m)
+    member_via[m] = member_via[0];
+}
+
+static bool
+any_nbd_member (void)
+{
+  unsigned m;
+
+  for (m = 0; m < cfg.member.n; ++m)
+    if (member_via[m] != VIA_FILE)
+      return true;
+  return false;
+}
+
+/* A TCP port that was free a moment ago.  Another program may take it
+ * before nbdkit does; start_member_server then tries another.
+ */
+static unsigned
+free_port (void)
+{
+  struct sockaddr_in sin = {
+    .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK),
+  };
+  socklen_t len = sizeof sin;
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  if (fd == -1)
+    die ("socket: %m");
+  if (bind (fd, (struct sockaddr *) &sin, sizeof sin) == -1 ||
+      getsockname (fd, (struct sockaddr *) &sin, &len) == -1)
+    die ("bind: 127.0.0.1: %m");
+  close (fd);
+  return ntohs (sin.sin_port);
+}
+
+/* Serve member m's file with nbdkit's file plugin.  Returns false if
+ * nbdkit exited before serving (a TCP port taken meanwhile).
+ */
+static bool
+start_member_server (const char *nbdkit, unsigned m)
+{
+  const char *argv[16];
+  char port[16], file[TMPFILE_MAX + 8];
+  double deadline;
+  size_t n = 0;
+  pid_t pid;
+
+  snprintf (member_pidpath[m], sizeof member_pidpath[m], "%s/m%u.pid",
+            tmpdir, m);
+  unlink (member_pidpath[m]);
+  argv[n++] = nbdkit;
+  argv[n++] = "-f";
+  argv[n++] = "--exit-with-parent";
+  argv[n++] = "-P";
+  argv[n++] = member_pidpath[m];
+  if (member_via[m] == VIA_NBD_UNIX) {
+    snprintf (member_sock[m], sizeof member_sock[m], "%s/m%u.sock",
+              tmpdir, m);
+    snprintf (member_uri[m], sizeof member_uri[m],
+              "nbd+unix:///?socket=%s", member_sock[m]);
+    argv[n++] = "-U";
+    argv[n++] = member_sock[m];
+  }
+  else {
+    snprintf (port, sizeof port, "%u", free_port ());
+    snprintf (member_uri[m], sizeof member_uri[m], "nbd://127.0.0.1:%s",
+              port);
+    argv[n++] = "-i";
+    argv[n++] = "127.0.0.1";
+    argv[n++] = "-p";
+    argv[n++] = port;
+  }
+  if (cfg.nbdkit_verbose)
+    argv[n++] = "-v";
+  argv[n++] = "file";
+  snprintf (file, sizeof file, "file=%s", member_path[m]);
+  argv[n++] = file;
+  argv[n] = NULL;
+
+  pid = fork ();
+  if (pid == -1)
+    die ("fork: %m");
+  if (pid == 0) {
+    execv (nbdkit, (char **) argv);
+    perror (nbdkit);
+    _exit (126);
+  }
+  member_pid[m] = pid;
+
+  /* nbdkit writes the PID file once it listens. */
+  deadline = now () + START_TIMEOUT_MS / 1000.0;
+  for (;;) {
+    struct stat st;
+    int status;
+
+    if (stat (member_pidpath[m], &st) == 0 && st.st_size > 0)
+      return true;
+    if (waitpid (pid, &status, WNOHANG) == pid) {
+      member_pid[m] = 0;
+      return false;
+    }
+    if (now () > deadline)
+      die ("member %u: nbdkit file did not start within %d s", m,
+           START_TIMEOUT_MS / 1000);
+    usleep (10000);
+  }
+}
+
+static void
+start_member_servers (const char *nbdkit)
+{
+  unsigned m, tries;
+
+  for (m = 0; m < cfg.member.n; ++m) {
+    if (member_via[m] == VIA_FILE)
+      continue;
+    for (tries = 0; !start_member_server (nbdkit, m); ++tries)
+      if (member_via[m] != VIA_NBD_TCP || tries == 4)
+        die ("member %u: nbdkit file %s exited before serving; see its "
+             "messages above", m, member_path[m]);
+    printf ("%s: member %u is %s, served by nbdkit file %s\n",
+            progname, m, member_uri[m], member_path[m]);
+  }
+}
+
+/* After the plugin's nbdkit: the member servers must go cleanly too. */
+static void
+stop_member_servers (void)
+{
+  unsigned m;
+
+  for (m = 0; m < cfg.member.n; ++m) {
+    pid_t pid = member_pid[m];
+    int status;
+
+    if (pid <= 0)
+      continue;
+    member_pid[m] = 0;
+    if (kill (pid, SIGTERM) == -1 || waitpid (pid, &status, 0) == -1)
+      die ("member %u: stopping nbdkit: %m", m);
+    if (WIFSIGNALED (status))
+      fail ("member %u: nbdkit file was killed by signal %d", m,
+            WTERMSIG (status));
+    else if (WEXITSTATUS (status) != 0)
+      fail ("member %u: nbdkit file exited with status %d", m,
+            WEXITSTATUS (status));
+  }
 }
 
 /*----------------------------------------------------------------------
@@ -1711,6 +1951,7 @@ main (int argc, char *argv[])
    */
   setvbuf (stdout, NULL, _IOLBF, 0);
   parse_options (argc, argv, &seed_given);
+  parse_member_via ();
   if (!seed_given) {
     struct timespec ts;
     clock_gettime (CLOCK_REALTIME, &ts);
@@ -1742,6 +1983,12 @@ main (int argc, char *argv[])
           progname, cfg.level, cfg.chunk_str, ref.copies, sizes, ref.size,
           cfg.conns, cfg.depth, cfg.ops,
           cfg.read_policy ? cfg.read_policy : "(default)", cfg.seed);
+  if (any_nbd_member ()) {
+    printf ("%s: members via", progname);
+    for (m = 0; m < cfg.member.n; ++m)
+      printf ("%s%s", m ? "," : " ", via_names[member_via[m]]);
+    printf ("\n");
+  }
   fflush (stdout);
 
   if (getenv ("NBDKIT") && *getenv ("NBDKIT"))
@@ -1783,6 +2030,7 @@ main (int argc, char *argv[])
   fill_random (model, ref.size);
   create_members ();
 
+  start_member_servers (nbdkit);
   start_nbdkit (nbdkit, plugin);
   connect_all ();
 
@@ -1804,6 +2052,7 @@ main (int argc, char *argv[])
 
   disconnect_all ();
   stop_nbdkit ();
+  stop_member_servers ();
 
   if (model_inexact)
     fprintf (stderr, "%s: a request that changes data failed, so the "

@@ -1,15 +1,20 @@
 /* nbdkit-raid-plugin: software RAID 0, 1 and 10 over files, block devices
- * and (later) NBD exports.
+ * and NBD exports.
  *
  * The request path is short on purpose:
  *
- *   raid_pread / raid_pwrite / raid_trim / raid_zero
- *     -> raid_geom_foreach (raidsim/geometry.c) cuts the request into
- *        pieces, each with the list of copies that hold it
- *     -> read_piece picks one copy by the read policy and falls back to
- *        the others on error; write_piece / discard_piece touch every
- *        live copy
- *     -> member_pread / member_pwrite / ... do the member I/O
+ *   raid_pread / raid_pwrite / raid_trim / raid_zero / raid_flush
+ *     -> plan_build: raid_geom_foreach (raidsim/geometry.c) cuts the
+ *        request into pieces, each with the list of copies that hold it
+ *     -> do_read picks one copy of every piece by the read policy,
+ *        do_write takes every live copy; each makes one member_io per
+ *        member I/O and submits them all at once, so a request over k
+ *        members has k member I/Os in flight together
+ *     -> member_submit (member.c) hands them to the member's backend
+ *        (member-file.c, member-nbd.c) and batch_wait sleeps until the
+ *        last one is done
+ *     -> failed member I/Os are retried on another copy (reads) or fail
+ *        their member (writes), by the rules in the man page
  *
  * The array offset (what the client asked for) and the member offset
  * (where the bytes live) are kept in differently named variables all the
@@ -20,27 +25,24 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/types.h>
 #include <unistd.h>
-#include <linux/falloc.h>
-#include <linux/fs.h>
 
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
 #include "raidsim/geometry.h"
+#include "member.h"
+#include "member-file.h"
+#include "stats-json.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.
@@ -62,39 +64,39 @@ static const char *const policy_names[] = {
   [POLICY_FIRST] = "first",
 };
 
-struct member {
-  char *name;                   /* as the user gave it, for messages */
-  int fd;
-  bool is_block;
-  bool read_only;
-  uint64_t size;                /* raw bytes */
-  /* Set once and never cleared: there is no resync yet, so a member that
-   * missed a write must never be read again.
-   */
-  atomic_bool failed;
-  atomic_uint pending;          /* member I/Os in flight, for least-pending */
-  atomic_uint_fast64_t head;    /* member offset just past the last I/O */
+static const char *const io_names[] = {
+  [FILE_IO_AUTO] = "auto",
+  [FILE_IO_URING] = "uring",
+  [FILE_IO_THREADS] = "threads",
 };
+
+#define MAX_INFLIGHT_DEFAULT 64
+#define MAX_INFLIGHT_MAX 4096
 
 static struct member members[RAID_MAX_MEMBERS];
 static unsigned nmembers;
 static struct raid_geom *geom;
 static atomic_uint rr_counter;
+static struct io_stats array_stats;
 
 /* Configuration, as given; validated in raid_config_complete. */
 static struct {
-  bool level_set, chunk_set, copies_set, policy_set;
+  bool level_set, chunk_set, copies_set, policy_set, io_set, inflight_set,
+    stats_set;
   enum raid_level level;
   uint64_t chunk;
   unsigned copies;
   enum read_policy policy;
+  unsigned max_inflight;
+  char *stats_path;
 } cfg = {
   .chunk = RAID_CHUNK_DEFAULT,
   .policy = POLICY_LEAST_PENDING,
+  .max_inflight = MAX_INFLIGHT_DEFAULT,
 };
 
 /* Every parameter is described once, here.  The table drives parsing
- * (raid_config), --help (raid_config_help) and, through
+ * (raid_config), --help (PARAM_HELP) and, through
  * tests/test-pod-params.sh, is checked against the man page.
  */
 struct param {
@@ -107,6 +109,9 @@ static int parse_level (const char *, const char *);
 static int parse_chunk (const char *, const char *);
 static int parse_copies (const char *, const char *);
 static int parse_policy (const char *, const char *);
+static int parse_io (const char *, const char *);
+static int parse_inflight (const char *, const char *);
+static int parse_stats (const char *, const char *);
 static int parse_member (const char *, const char *);
 
 #define PARAM_HELP \
@@ -117,13 +122,23 @@ static int parse_member (const char *, const char *);
   "                       default 2.\n" \
   "read-policy=POLICY     RAID 1/10 read choice: round-robin,\n" \
   "                       least-pending (default), sequential, first.\n" \
-  "[member=]FILE|DEVICE   A member, in layout order; give 2 or more."
+  "io=auto|uring|threads  How file and device members do I/O; default\n" \
+  "                       auto (io_uring where the kernel allows).\n" \
+  "max-inflight=N         Member I/Os in flight per member, 1 to 4096;\n" \
+  "                       default 64.\n" \
+  "stats=PATH             Write statistics as JSON to PATH at exit and\n" \
+  "                       on SIGUSR1.\n" \
+  "[member=]FILE|DEVICE|URI  A member, in layout order; give 2 or more.\n" \
+  "                       URI is an NBD URI (nbd://, nbd+unix://)."
 
 static const struct param params[] = {
   { "level", &cfg.level_set, parse_level },
   { "chunk", &cfg.chunk_set, parse_chunk },
   { "copies", &cfg.copies_set, parse_copies },
   { "read-policy", &cfg.policy_set, parse_policy },
+  { "io", &cfg.io_set, parse_io },
+  { "max-inflight", &cfg.inflight_set, parse_inflight },
+  { "stats", &cfg.stats_set, parse_stats },
   { "member", NULL, parse_member },
 };
 
@@ -153,7 +168,8 @@ parse_chunk (const char *key, const char *value)
 }
 
 static int
-parse_copies (const char *key, const char *value)
+parse_uint (const char *key, const char *value, unsigned min, unsigned max,
+            unsigned *out)
 {
   char *end;
   unsigned long v;
@@ -161,13 +177,25 @@ parse_copies (const char *key, const char *value)
   errno = 0;
   v = strtoul (value, &end, 10);
   if (errno || end == value || *end || value[0] == '-' ||
-      v < 2 || v > RAID_MAX_MEMBERS) {
-    nbdkit_error ("copies: '%s' is not a whole number from 2 to %d",
-                  value, RAID_MAX_MEMBERS);
+      v < min || v > max) {
+    nbdkit_error ("%s: '%s' is not a whole number from %u to %u",
+                  key, value, min, max);
     return -1;
   }
-  cfg.copies = v;
+  *out = v;
   return 0;
+}
+
+static int
+parse_copies (const char *key, const char *value)
+{
+  return parse_uint (key, value, 2, RAID_MAX_MEMBERS, &cfg.copies);
+}
+
+static int
+parse_inflight (const char *key, const char *value)
+{
+  return parse_uint (key, value, 1, MAX_INFLIGHT_MAX, &cfg.max_inflight);
 }
 
 static int
@@ -186,8 +214,32 @@ parse_policy (const char *key, const char *value)
 }
 
 static int
+parse_io (const char *key, const char *value)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof io_names / sizeof io_names[0]; ++i)
+    if (strcmp (value, io_names[i]) == 0) {
+      file_io_mode = i;
+      return 0;
+    }
+  nbdkit_error ("io: '%s' is not one of auto, uring, threads", value);
+  return -1;
+}
+
+static int
+parse_stats (const char *key, const char *value)
+{
+  /* Made absolute now: nbdkit changes directory when it daemonizes. */
+  cfg.stats_path = nbdkit_absolute_path (value);
+  return cfg.stats_path ? 0 : -1;
+}
+
+static int
 parse_member (const char *key, const char *value)
 {
+  struct member *m;
+
   if (nmembers == RAID_MAX_MEMBERS) {
     nbdkit_error ("member: at most %d members are supported",
                   RAID_MAX_MEMBERS);
@@ -197,12 +249,13 @@ parse_member (const char *key, const char *value)
     nbdkit_error ("member: empty file name");
     return -1;
   }
-  members[nmembers].name = strdup (value);
-  if (members[nmembers].name == NULL) {
+  m = &members[nmembers];
+  m->index = nmembers;
+  m->name = strdup (value);
+  if (m->name == NULL) {
     nbdkit_error ("strdup: %m");
     return -1;
   }
-  members[nmembers].fd = -1;
   nmembers++;
   return 0;
 }
@@ -228,78 +281,24 @@ raid_config (const char *key, const char *value)
   return -1;
 }
 
-/* Open a member and learn its size.  Nothing is written. */
-static int
-open_member (struct member *m)
-{
-  struct stat st;
-  off_t end;
-
-  m->fd = open (m->name, O_RDWR | O_CLOEXEC);
-  if (m->fd == -1 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
-    m->fd = open (m->name, O_RDONLY | O_CLOEXEC);
-    m->read_only = true;
-  }
-  if (m->fd == -1) {
-    nbdkit_error ("member: %s: %m", m->name);
-    return -1;
-  }
-  if (fstat (m->fd, &st) == -1) {
-    nbdkit_error ("member: %s: fstat: %m", m->name);
-    return -1;
-  }
-  if (S_ISBLK (st.st_mode))
-    m->is_block = true;
-  else if (!S_ISREG (st.st_mode)) {
-    nbdkit_error ("member: %s: not a regular file or block device", m->name);
-    return -1;
-  }
-  end = lseek (m->fd, 0, SEEK_END);
-  if (end == -1) {
-    nbdkit_error ("member: %s: lseek: %m", m->name);
-    return -1;
-  }
-  m->size = end;
-  /* Reading the first byte proves the member is readable now rather
-   * than at the first client request.
-   */
-  if (m->size > 0) {
-    char b;
-    if (pread (m->fd, &b, 1, 0) != 1) {
-      nbdkit_error ("member: %s: cannot be read: %m", m->name);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/* The same file or device given twice would be written twice over
- * itself: refuse it however it is spelled.
+/* The same file, device or export given twice would be written twice
+ * over itself: refuse it however it is spelled.
  */
 static int
 check_duplicates (void)
 {
-  struct stat st[RAID_MAX_MEMBERS];
   unsigned i, j;
 
   for (i = 0; i < nmembers; ++i)
-    if (fstat (members[i].fd, &st[i]) == -1) {
-      nbdkit_error ("member: %s: fstat: %m", members[i].name);
-      return -1;
-    }
-  for (i = 0; i < nmembers; ++i)
-    for (j = 0; j < i; ++j) {
-      bool same = members[i].is_block
-        ? members[j].is_block && st[i].st_rdev == st[j].st_rdev
-        : !members[j].is_block && st[i].st_dev == st[j].st_dev &&
-          st[i].st_ino == st[j].st_ino;
-      if (same) {
+    for (j = 0; j < i; ++j)
+      if (strcmp (members[i].identity, members[j].identity) == 0) {
         nbdkit_error ("member: %s and %s are the same %s",
                       members[j].name, members[i].name,
-                      members[i].is_block ? "device" : "file");
+                      members[i].ops == &nbd_ops ? "export" :
+                      strncmp (members[i].identity, "block:", 6) == 0
+                      ? "device" : "file");
         return -1;
       }
-    }
   return 0;
 }
 
@@ -308,7 +307,6 @@ raid_config_complete (void)
 {
   struct raid_geom_params p;
   uint64_t sizes[RAID_MAX_MEMBERS];
-  uint64_t min_size;
   unsigned i;
 
   if (!cfg.level_set) {
@@ -330,21 +328,22 @@ raid_config_complete (void)
     return -1;
   }
 
-  for (i = 0; i < nmembers; ++i)
-    if (open_member (&members[i]) == -1)
+  for (i = 0; i < nmembers; ++i) {
+    members[i].max_inflight = cfg.max_inflight;
+    if (member_open (&members[i]) == -1)
       return -1;
+  }
   if (check_duplicates () == -1)
     return -1;
 
   /* A RAID 1 has no chunks, but a mirror smaller than the smallest
    * chunk is certainly a mistake; the chunk default makes this 128K.
    */
-  min_size = cfg.chunk;
   for (i = 0; i < nmembers; ++i) {
-    if (members[i].size < min_size) {
+    if (members[i].size < cfg.chunk) {
       nbdkit_error ("member: %s: %" PRIu64 " bytes is smaller than one "
                     "chunk (%" PRIu64 ")", members[i].name,
-                    members[i].size, min_size);
+                    members[i].size, cfg.chunk);
       return -1;
     }
     sizes[i] = members[i].size;
@@ -363,6 +362,7 @@ raid_config_complete (void)
     nbdkit_error ("%s", raid_geom_error ());
     return -1;
   }
+  stats_init (&array_stats);
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
                 ", %u copies, size %" PRIu64 ", %u zones, read-policy %s",
                 raid_level_name (cfg.level), nmembers, cfg.chunk,
@@ -371,17 +371,61 @@ raid_config_complete (void)
   return 0;
 }
 
+/* Threads and rings do not survive nbdkit's fork into the background,
+ * so the backends start them here.
+ */
+static int
+raid_after_fork (void)
+{
+  unsigned i;
+
+  for (i = 0; i < nmembers; ++i)
+    if (members[i].ops->start (&members[i]) == -1)
+      return -1;
+  nbdkit_debug ("raid: file members do I/O with %s",
+                file_io_used == FILE_IO_URING ? "io_uring" : "worker threads");
+  if (cfg.stats_path)
+    return stats_json_start (cfg.stats_path);
+  return 0;
+}
+
+static struct stats_source
+stats_source (void)
+{
+  return (struct stats_source) {
+    .geom = geom, .members = members, .nmembers = nmembers,
+    .array = &array_stats,
+    .io = file_io_used == FILE_IO_URING ? "uring" : "threads",
+  };
+}
+
 static void
 raid_unload (void)
 {
   unsigned i;
 
-  for (i = 0; i < nmembers; ++i) {
-    if (members[i].fd >= 0)
-      close (members[i].fd);
-    free (members[i].name);
+  if (geom) {
+    struct stats_source src = stats_source ();
+    stats_json_stop ();
+    if (cfg.stats_path)
+      stats_json_write (cfg.stats_path, &src);
+    stats_log_summary (&src);
   }
+  for (i = 0; i < nmembers; ++i) {
+    if (members[i].ops)
+      members[i].ops->close (&members[i]);
+    free (members[i].name);
+    free (members[i].identity);
+  }
+  free (cfg.stats_path);
   raid_geom_free (geom);
+}
+
+/* Called from the SIGUSR1 thread in stats-json.c. */
+void
+raid_stats_snapshot (struct stats_source *src)
+{
+  *src = stats_source ();
 }
 
 static void
@@ -391,7 +435,11 @@ raid_dump_plugin (void)
   printf ("raid_max_members=%d\n", RAID_MAX_MEMBERS);
   printf ("raid_chunk_default=%" PRIu64 "\n", RAID_CHUNK_DEFAULT);
   printf ("raid_read_policies=round-robin,least-pending,sequential,first\n");
-  printf ("raid_io=sync\n");
+  printf ("raid_member_backends=file,nbd\n");
+  /* Whether this kernel lets us use io_uring, so users know which path
+   * io=auto will take for file and device members.
+   */
+  printf ("raid_io=%s\n", file_probe_uring () ? "uring" : "threads");
 }
 
 static void *
@@ -431,20 +479,38 @@ raid_can_write (void *handle)
   return 1;
 }
 
+/* Every operation works on every member: backends that lack one fall
+ * back (zero becomes a write of zeroes, a trim does nothing, FUA becomes
+ * a flush), so the array can always offer it.
+ */
 static int raid_can_flush (void *handle) { return 1; }
 static int raid_can_trim (void *handle) { return 1; }
 static int raid_can_zero (void *handle) { return 1; }
-static int raid_can_fast_zero (void *handle) { return 1; }
+
+/* A fast zero is refused before anything changes if any member would
+ * refuse it; members known to refuse from the start (NBD servers without
+ * fast zero) mean the array should not offer it at all.
+ */
+static int
+raid_can_fast_zero (void *handle)
+{
+  unsigned i;
+
+  for (i = 0; i < nmembers; ++i)
+    if (atomic_load (&members[i].no_fast_zero))
+      return 0;
+  return 1;
+}
 static int raid_can_fua (void *handle) { return NBDKIT_FUA_NATIVE; }
 static int raid_can_extents (void *handle) { return 1; }
 
-/* Every connection shares the members' file descriptors and a flush
- * syncs all of them, so what one connection flushed is what all see.
+/* Every connection shares the members and a flush syncs all of them,
+ * so what one connection flushed is what all see.
  */
 static int raid_can_multi_conn (void *handle) { return 1; }
 
-/* Member failure handling.  Only arrays with redundancy fail a member:
- * a RAID 0 has nothing to fall back to, so it returns the error.
+/* Member failure.  Only arrays with redundancy fail a member: a RAID 0
+ * has nothing to fall back to, so it returns the error.
  */
 static bool
 is_redundant (void)
@@ -492,163 +558,116 @@ array_whole (void)
   return true;
 }
 
-/* Member I/O.  These return 0 or -1 with errno set, and do not log:
- * the caller decides whether an error is fatal or a failover.
+/* A request's plan: its pieces, copied out of the geometry with only as
+ * many copies as each has.  Small requests fit the inline arrays.
  */
-static int
-member_pread (unsigned i, void *buf, uint64_t len, uint64_t member_offset)
-{
-  struct member *m = &members[i];
-  char *p = buf;
-  int r = 0;
+struct piece {
+  uint64_t offset;              /* array offset */
+  uint64_t length;
+  unsigned ncopies;
+  struct raid_copy *copy;
+  uint32_t tried, bad;          /* copy bitmasks, for reads */
+  int chosen;
+};
 
-  if (raid_debug_io)
-    nbdkit_debug ("pread member=%u offset=%" PRIu64 " length=%" PRIu64,
-                  i, member_offset, len);
-  atomic_fetch_add (&m->pending, 1);
-  while (len > 0) {
-    ssize_t n = pread (m->fd, p, len, member_offset);
-    if (n == -1 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (n == 0)
-        errno = EIO;            /* short member: a truncated file */
-      r = -1;
-      break;
-    }
-    p += n;
-    len -= n;
-    member_offset += n;
-  }
-  atomic_store (&m->head, member_offset);
-  atomic_fetch_sub (&m->pending, 1);
-  return r;
+#define PLAN_INLINE 16
+
+struct plan {
+  struct piece *piece;
+  size_t npieces, cap;
+  struct raid_copy *copies;
+  size_t ncopies, copies_cap;
+  struct piece piece_inline[PLAN_INLINE];
+  struct raid_copy copies_inline[PLAN_INLINE * 2];
+};
+
+static void
+plan_init (struct plan *pl)
+{
+  pl->piece = pl->piece_inline;
+  pl->cap = PLAN_INLINE;
+  pl->npieces = 0;
+  pl->copies = pl->copies_inline;
+  pl->copies_cap = PLAN_INLINE * 2;
+  pl->ncopies = 0;
+}
+
+static void
+plan_free (struct plan *pl)
+{
+  if (pl->piece != pl->piece_inline)
+    free (pl->piece);
+  if (pl->copies != pl->copies_inline)
+    free (pl->copies);
 }
 
 static int
-member_pwrite (unsigned i, const void *buf, uint64_t len,
-               uint64_t member_offset)
+grow (void **arr, void *inline_arr, size_t *cap, size_t need, size_t elem)
 {
-  struct member *m = &members[i];
-  const char *p = buf;
-  int r = 0;
+  size_t ncap = *cap;
+  void *n;
 
-  if (raid_debug_io)
-    nbdkit_debug ("pwrite member=%u offset=%" PRIu64 " length=%" PRIu64,
-                  i, member_offset, len);
-  atomic_fetch_add (&m->pending, 1);
-  while (len > 0) {
-    ssize_t n = pwrite (m->fd, p, len, member_offset);
-    if (n == -1 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      if (n == 0)
-        errno = ENOSPC;
-      r = -1;
-      break;
-    }
-    p += n;
-    len -= n;
-    member_offset += n;
+  if (need <= *cap)
+    return 0;
+  while (ncap < need)
+    ncap *= 2;
+  if (*arr == inline_arr) {
+    n = malloc (ncap * elem);
+    if (n)
+      memcpy (n, *arr, *cap * elem);
   }
-  atomic_store (&m->head, member_offset);
-  atomic_fetch_sub (&m->pending, 1);
-  return r;
-}
-
-static int
-member_sync (unsigned i)
-{
-  if (raid_debug_io)
-    nbdkit_debug ("fdatasync member=%u", i);
-  return fdatasync (members[i].fd);
-}
-
-static int
-write_zeroes (unsigned i, uint64_t len, uint64_t member_offset)
-{
-  static const char zeroes[65536];
-
-  while (len > 0) {
-    uint64_t n = len < sizeof zeroes ? len : sizeof zeroes;
-    if (member_pwrite (i, zeroes, n, member_offset) == -1)
-      return -1;
-    len -= n;
-    member_offset += n;
-  }
+  else
+    n = realloc (*arr, ncap * elem);
+  if (n == NULL)
+    return -1;
+  *arr = n;
+  *cap = ncap;
   return 0;
 }
 
-static bool
-is_unsupported (int err)
-{
-  return err == EOPNOTSUPP || err == ENOTSUP || err == ENOSYS ||
-    err == ENOTTY || err == EINVAL;
-}
-
-/* Make a member range read as zeroes, the cheapest way it allows.
- * With fast set, never fall back to writing zeroes: the client asked to
- * be told instead (NBD_CMD_FLAG_FAST_ZERO).
- */
 static int
-member_zero (unsigned i, uint64_t len, uint64_t member_offset,
-             bool may_trim, bool fast)
+plan_add (const struct raid_piece *p, void *opaque)
 {
-  int fd = members[i].fd;
+  struct plan *pl = opaque;
+  struct piece *q;
 
-  if (raid_debug_io)
-    nbdkit_debug ("zero member=%u offset=%" PRIu64 " length=%" PRIu64,
-                  i, member_offset, len);
-  /* A punched hole reads as zeroes on files and, since Linux 4.9, on
-   * block devices too.
-   */
-  if (may_trim &&
-      fallocate (fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                 member_offset, len) == 0)
-    return 0;
-  if (fallocate (fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
-                 member_offset, len) == 0)
-    return 0;
-  if (errno != 0 && !is_unsupported (errno))
-    return -1;
-  if (members[i].is_block) {
-    uint64_t range[2] = { member_offset, len };
-    if (ioctl (fd, BLKZEROOUT, range) == 0)
-      return 0;
-    if (!is_unsupported (errno))
-      return -1;
-  }
-  if (fast) {
-    errno = ENOTSUP;
+  if (grow ((void **) &pl->piece, pl->piece_inline, &pl->cap,
+            pl->npieces + 1, sizeof *pl->piece) == -1 ||
+      grow ((void **) &pl->copies, pl->copies_inline, &pl->copies_cap,
+            pl->ncopies + p->ncopies, sizeof *pl->copies) == -1) {
+    nbdkit_error ("malloc: %m");
     return -1;
   }
-  return write_zeroes (i, len, member_offset);
+  q = &pl->piece[pl->npieces++];
+  q->offset = p->offset;
+  q->length = p->length;
+  q->ncopies = p->ncopies;
+  /* Stored as an index until the copies array stops moving. */
+  q->copy = (struct raid_copy *) (uintptr_t) pl->ncopies;
+  q->tried = q->bad = 0;
+  q->chosen = -1;
+  memcpy (&pl->copies[pl->ncopies], p->copy, p->ncopies * sizeof *p->copy);
+  pl->ncopies += p->ncopies;
+  return 0;
 }
 
-/* Discard is advisory: a member that cannot punch holes simply keeps
- * its data, which NBD allows (trimmed data reads back unspecified).
- */
 static int
-member_trim (unsigned i, uint64_t len, uint64_t member_offset)
+plan_build (struct plan *pl, uint64_t offset, uint64_t count)
 {
-  int fd = members[i].fd;
+  size_t i;
 
-  if (raid_debug_io)
-    nbdkit_debug ("trim member=%u offset=%" PRIu64 " length=%" PRIu64,
-                  i, member_offset, len);
-  if (members[i].is_block) {
-    uint64_t range[2] = { member_offset, len };
-    if (ioctl (fd, BLKDISCARD, range) == 0 || is_unsupported (errno))
-      return 0;
+  plan_init (pl);
+  if (raid_geom_foreach (geom, offset, count, plan_add, pl) != 0) {
+    plan_free (pl);
+    errno = EIO;
     return -1;
   }
-  if (fallocate (fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                 member_offset, len) == 0 || is_unsupported (errno))
-    return 0;
-  return -1;
+  for (i = 0; i < pl->npieces; ++i)
+    pl->piece[i].copy = &pl->copies[(uintptr_t) pl->piece[i].copy];
+  return 0;
 }
 
-/* Read policy: which copy of a piece to read first.
+/* Read policy: which copy of a piece to read.
  *
  * 1. Only copies on members that have not failed and that this request
  *    has not already tried are candidates.
@@ -657,27 +676,23 @@ member_trim (unsigned i, uint64_t len, uint64_t member_offset)
  *    connections.
  * 4. least-pending: the candidate whose member has the fewest I/Os in
  *    flight (md's choice for non-rotational members); ties go to the
- *    earlier copy.
+ *    earlier copy.  A request's own I/Os count as they are submitted,
+ *    so the pieces of one request spread over the copies.
  * 5. sequential: a candidate whose member's last I/O ended exactly where
  *    this copy starts, so a stream stays on one member; otherwise the
  *    candidate whose last I/O ended nearest (md's choice for disks).
  *
  * Returns the copy index, or -1 if no candidate remains.
  */
-static bool
-candidate (const struct raid_piece *p, unsigned k, const bool *tried)
-{
-  return !tried[k] && !atomic_load (&members[p->copy[k].member].failed);
-}
-
 static int
-choose_copy (const struct raid_piece *p, const bool *tried)
+choose_copy (const struct piece *p)
 {
   unsigned k, n = 0, idx[RAID_MAX_MEMBERS];
   int best = -1;
 
   for (k = 0; k < p->ncopies; ++k)
-    if (candidate (p, k, tried))
+    if (!(p->tried & (1u << k)) &&
+        !atomic_load (&members[p->copy[k].member].failed))
       idx[n++] = k;
   if (n == 0)
     return -1;
@@ -718,64 +733,321 @@ choose_copy (const struct raid_piece *p, const bool *tried)
   abort ();
 }
 
-/* What a request carries down to its pieces. */
-struct io_ctx {
-  char *buf;                    /* the client's buffer */
-  uint64_t array_start;         /* array offset of buf[0] */
-  uint32_t flags;
-  bool touched[RAID_MAX_MEMBERS]; /* members written, for FUA */
-  int err;                      /* errno to give the client on failure */
-};
+static struct member_io *
+alloc_ios (size_t n, struct member_io *inline_ios, size_t ninline)
+{
+  struct member_io *ios = n <= ninline ? inline_ios : calloc (n, sizeof *ios);
 
-/* Read one piece from one copy, trying the others on error.  A copy
- * that returned an error is rewritten from the good data, as md does; a
- * copy that cannot even be rewritten is failed.
+  if (ios == NULL)
+    nbdkit_error ("calloc: %m");
+  return ios;
+}
+
+/* Read every piece from one copy, all pieces at once.  Pieces whose
+ * copy failed go round again on another copy.  Copies that returned an
+ * error are then rewritten from the good data, as md does; a copy that
+ * cannot even be rewritten is failed.
+ */
+/* Rewrite the copies that failed a read from the data that was read
+ * from another copy, as md does; a copy that cannot even be rewritten
+ * is failed.  Returns 0 or an errno.
  */
 static int
-read_piece (const struct raid_piece *p, void *opaque)
+repair (struct plan *pl, char *buf, uint64_t offset)
 {
-  struct io_ctx *ctx = opaque;
-  char *buf = ctx->buf + (p->offset - ctx->array_start);
-  bool tried[RAID_MAX_MEMBERS] = { false };
-  bool bad[RAID_MAX_MEMBERS] = { false };
-  int k, err = EIO;
-  unsigned j;
+  struct member_batch batch;
+  struct member_io *rep;
+  size_t i, j = 0, n = 0;
+  unsigned k;
 
-  while ((k = choose_copy (p, tried)) >= 0) {
-    const struct raid_copy *c = &p->copy[k];
-
-    tried[k] = true;
-    if (member_pread (c->member, buf, p->length, c->offset) == 0)
-      break;
-    err = errno;
-    if (!is_redundant ()) {
-      nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
-                    c->member, members[c->member].name, c->offset,
-                    strerror (err));
-      ctx->err = err;
-      return -1;
-    }
-    nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; "
-                  "reading another copy", c->member,
-                  members[c->member].name, c->offset, strerror (err));
-    bad[k] = true;
+  for (i = 0; i < pl->npieces; ++i)
+    for (k = 0; k < pl->piece[i].ncopies; ++k)
+      if (pl->piece[i].bad & (1u << k))
+        n++;
+  if (n == 0)
+    return 0;
+  rep = calloc (n, sizeof *rep);
+  if (rep == NULL) {
+    nbdkit_error ("calloc: %m");
+    return ENOMEM;
   }
-  if (k < 0) {
-    nbdkit_error ("pread: array offset %" PRIu64 ": no copy could be read",
-                  p->offset);
-    ctx->err = err;
-    return -1;
+  for (i = 0; i < pl->npieces; ++i) {
+    struct piece *p = &pl->piece[i];
+    for (k = 0; k < p->ncopies; ++k)
+      if (p->bad & (1u << k))
+        rep[j++] = (struct member_io) {
+          .op = MOP_WRITE,
+          .buf = buf + (p->offset - offset),
+          .offset = p->copy[k].offset,
+          .length = p->length,
+          .member = &members[p->copy[k].member],
+          .batch = &batch,
+        };
   }
-
-  for (j = 0; j < p->ncopies; ++j) {
-    const struct raid_copy *c = &p->copy[j];
-    if (!bad[j])
-      continue;
-    if (member_pwrite (c->member, buf, p->length, c->offset) == -1)
-      fail_member (c->member, "rewrite after read error", errno);
+  batch_init (&batch, n);
+  for (j = 0; j < n; ++j)
+    member_submit (&rep[j]);
+  batch_wait (&batch);
+  batch_destroy (&batch);
+  for (j = 0; j < n; ++j) {
+    if (rep[j].err)
+      fail_member (rep[j].member->index, "rewrite after read error",
+                   rep[j].err);
     else
       nbdkit_debug ("raid: rewrote member %u offset %" PRIu64
-                    " after a read error", c->member, c->offset);
+                    " after a read error", rep[j].member->index,
+                    rep[j].offset);
+  }
+  free (rep);
+  return 0;
+}
+
+static int
+do_read (char *buf, uint64_t count, uint64_t offset)
+{
+  struct plan pl;
+  struct member_io ios_inline[PLAN_INLINE], *ios;
+  struct piece *owner_inline[PLAN_INLINE], **owner;
+  struct member_batch batch;
+  size_t i, nsub;
+  int err = 0;
+
+  if (plan_build (&pl, offset, count) == -1)
+    return -1;
+  ios = alloc_ios (pl.npieces, ios_inline, PLAN_INLINE);
+  owner = pl.npieces <= PLAN_INLINE ? owner_inline
+    : malloc (pl.npieces * sizeof *owner);
+  if (ios == NULL || owner == NULL) {
+    err = ENOMEM;
+    goto out;
+  }
+
+  for (;;) {
+    /* Choose for every piece before submitting any, so that a piece with
+     * no copy left fails the request with no I/O in flight.
+     */
+    nsub = 0;
+    for (i = 0; i < pl.npieces; ++i) {
+      struct piece *p = &pl.piece[i];
+      if (p->chosen >= 0 && !(p->bad & (1u << p->chosen)))
+        continue;               /* read already */
+      p->chosen = choose_copy (p);
+      if (p->chosen < 0) {
+        nbdkit_error ("pread: array offset %" PRIu64 ": no copy could "
+                      "be read", p->offset);
+        err = EIO;
+        goto out;
+      }
+      p->tried |= 1u << p->chosen;
+      owner[nsub] = p;
+      ios[nsub++] = (struct member_io) {
+        .op = MOP_READ,
+        .buf = buf + (p->offset - offset),
+        .offset = p->copy[p->chosen].offset,
+        .length = p->length,
+        .member = &members[p->copy[p->chosen].member],
+        .batch = &batch,
+      };
+    }
+    if (nsub == 0)
+      break;
+
+    batch_init (&batch, nsub);
+    for (i = 0; i < nsub; ++i)
+      member_submit (&ios[i]);
+    batch_wait (&batch);
+    batch_destroy (&batch);
+
+    for (i = 0; i < nsub; ++i) {
+      struct piece *p = owner[i];
+      struct member *m = ios[i].member;
+      if (ios[i].err == 0)
+        continue;
+      if (!is_redundant ()) {
+        nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
+                      m->index, m->name, ios[i].offset,
+                      strerror (ios[i].err));
+        err = ios[i].err;
+        continue;
+      }
+      if (!atomic_load (&m->failed))
+        nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; "
+                      "reading another copy", m->index, m->name,
+                      ios[i].offset, strerror (ios[i].err));
+      p->bad |= 1u << p->chosen;
+    }
+    if (err)
+      goto out;
+  }
+
+  err = repair (&pl, buf, offset);
+
+ out:
+  if (ios && ios != ios_inline)
+    free (ios);
+  if (owner && owner != owner_inline)
+    free (owner);
+  plan_free (&pl);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+static const char *const op_names[MOP_COUNT] = {
+  [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
+  [MOP_TRIM] = "trim", [MOP_FLUSH] = "flush",
+};
+
+/* Apply a write, zero or trim to every live copy of every piece, all at
+ * once.  On a RAID 0 any error is the client's; with copies, a member
+ * that fails is marked failed and the array goes on degraded as long as
+ * every piece reached one copy.
+ */
+static int
+do_write (enum member_op op, const char *buf, uint64_t count,
+          uint64_t offset, uint32_t flags)
+{
+  struct plan pl;
+  struct member_io ios_inline[PLAN_INLINE * 2], *ios;
+  unsigned *piece_of = NULL;
+  struct member_batch batch;
+  uint32_t mflags = 0;
+  size_t i, n = 0;
+  int err = 0;
+
+  if (flags & NBDKIT_FLAG_FUA) mflags |= MIO_FUA;
+  if (flags & NBDKIT_FLAG_MAY_TRIM) mflags |= MIO_MAY_TRIM;
+  if (flags & NBDKIT_FLAG_FAST_ZERO) mflags |= MIO_FAST;
+
+  if (plan_build (&pl, offset, count) == -1)
+    return -1;
+
+  /* A member that has refused a fast zero will refuse again: say so
+   * before zeroing anything, so that copies never disagree over a zero
+   * the client is about to redo the slow way.
+   */
+  if (mflags & MIO_FAST)
+    for (i = 0; i < pl.ncopies; ++i)
+      if (atomic_load (&members[pl.copies[i].member].no_fast_zero)) {
+        plan_free (&pl);
+        errno = ENOTSUP;
+        return -1;
+      }
+
+  ios = alloc_ios (pl.ncopies, ios_inline, PLAN_INLINE * 2);
+  piece_of = malloc (pl.ncopies * sizeof *piece_of);
+  if (ios == NULL || piece_of == NULL) {
+    err = ENOMEM;
+    goto out;
+  }
+  for (i = 0; i < pl.npieces; ++i) {
+    struct piece *p = &pl.piece[i];
+    unsigned k;
+    for (k = 0; k < p->ncopies; ++k) {
+      struct member *m = &members[p->copy[k].member];
+      if (atomic_load (&m->failed))
+        continue;
+      piece_of[n] = i;
+      ios[n++] = (struct member_io) {
+        .op = op,
+        .flags = mflags,
+        .buf = op == MOP_WRITE ? (char *) buf + (p->offset - offset) : NULL,
+        .offset = p->copy[k].offset,
+        .length = p->length,
+        .member = m,
+        .batch = &batch,
+      };
+    }
+  }
+  batch_init (&batch, n);
+  for (i = 0; i < n; ++i)
+    member_submit (&ios[i]);
+  batch_wait (&batch);
+  batch_destroy (&batch);
+
+  /* Count, for every piece, the copies that took it. */
+  for (i = 0; i < pl.npieces; ++i)
+    pl.piece[i].tried = 0;
+  for (i = 0; i < n; ++i) {
+    struct member *m = ios[i].member;
+    if (ios[i].err == 0) {
+      pl.piece[piece_of[i]].tried++;
+      continue;
+    }
+    /* A refused fast zero is an answer, not a failed member. */
+    if ((mflags & MIO_FAST) && ios[i].err == ENOTSUP) {
+      atomic_store (&m->no_fast_zero, true);
+      err = ENOTSUP;
+      continue;
+    }
+    if (!is_redundant ()) {
+      nbdkit_error ("%s: member %u (%s) at offset %" PRIu64 ": %s",
+                    op_names[op], m->index, m->name, ios[i].offset,
+                    strerror (ios[i].err));
+      err = ios[i].err;
+      continue;
+    }
+    fail_member (m->index, op_names[op], ios[i].err);
+  }
+  if (err == 0)
+    for (i = 0; i < pl.npieces; ++i)
+      if (pl.piece[i].tried == 0) {
+        nbdkit_error ("%s: array offset %" PRIu64 ": no live copy left",
+                      op_names[op], pl.piece[i].offset);
+        err = EIO;
+        break;
+      }
+
+ out:
+  free (piece_of);
+  if (ios && ios != ios_inline)
+    free (ios);
+  plan_free (&pl);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+static int
+do_flush (void)
+{
+  struct member_io ios[RAID_MAX_MEMBERS];
+  struct member_batch batch;
+  unsigned i, n = 0;
+  int err = 0;
+
+  for (i = 0; i < nmembers; ++i)
+    if (!atomic_load (&members[i].failed))
+      ios[n++] = (struct member_io) {
+        .op = MOP_FLUSH, .member = &members[i], .batch = &batch,
+      };
+  batch_init (&batch, n);
+  for (i = 0; i < n; ++i)
+    member_submit (&ios[i]);
+  batch_wait (&batch);
+  batch_destroy (&batch);
+  for (i = 0; i < n; ++i) {
+    if (ios[i].err == 0)
+      continue;
+    if (!is_redundant ()) {
+      nbdkit_error ("flush: member %u (%s): %s", ios[i].member->index,
+                    ios[i].member->name, strerror (ios[i].err));
+      err = ios[i].err;
+    }
+    else
+      fail_member (ios[i].member->index, "flush", ios[i].err);
+  }
+  if (err == 0 && !array_whole ()) {
+    nbdkit_error ("flush: too many members failed");
+    err = EIO;
+  }
+  if (err) {
+    errno = err;
+    return -1;
   }
   return 0;
 }
@@ -784,199 +1056,52 @@ static int
 raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
-  struct io_ctx ctx = { .buf = buf, .array_start = offset, .err = EIO };
-
-  if (raid_geom_foreach (geom, offset, count, read_piece, &ctx) != 0) {
-    errno = ctx.err;
-    return -1;
-  }
-  return 0;
-}
-
-/* The operation done on every live copy of a piece. */
-enum write_op { OP_WRITE, OP_ZERO, OP_TRIM };
-
-static const char *const op_names[] = {
-  [OP_WRITE] = "pwrite", [OP_ZERO] = "zero", [OP_TRIM] = "trim",
-};
-
-struct write_ctx {
-  struct io_ctx io;
-  enum write_op op;
-};
-
-/* Apply a write, zero or trim to every copy of a piece.  On a RAID 0
- * any error is the client's; with copies, a member that fails is marked
- * failed and the array goes on degraded as long as one copy took it.
- */
-static int
-write_piece (const struct raid_piece *p, void *opaque)
-{
-  struct write_ctx *w = opaque;
-  const char *buf = w->io.buf ? w->io.buf + (p->offset - w->io.array_start)
-                              : NULL;
-  bool may_trim = w->io.flags & NBDKIT_FLAG_MAY_TRIM;
-  bool fast = w->io.flags & NBDKIT_FLAG_FAST_ZERO;
-  unsigned k, done = 0;
-  int err = EIO;
-
-  for (k = 0; k < p->ncopies; ++k) {
-    const struct raid_copy *c = &p->copy[k];
-    int r;
-
-    if (atomic_load (&members[c->member].failed))
-      continue;
-    switch (w->op) {
-    case OP_WRITE:
-      r = member_pwrite (c->member, buf, p->length, c->offset);
-      break;
-    case OP_ZERO:
-      r = member_zero (c->member, p->length, c->offset, may_trim, fast);
-      break;
-    case OP_TRIM:
-      r = member_trim (c->member, p->length, c->offset);
-      break;
-    default:
-      abort ();
-    }
-    if (r == -1) {
-      err = errno;
-      /* A refused fast zero is an answer, not a failed member. */
-      if (fast && err == ENOTSUP) {
-        w->io.err = err;
-        return -1;
-      }
-      if (!is_redundant ()) {
-        nbdkit_error ("%s: member %u (%s) at offset %" PRIu64 ": %s",
-                      op_names[w->op], c->member, members[c->member].name,
-                      c->offset, strerror (err));
-        w->io.err = err;
-        return -1;
-      }
-      fail_member (c->member, op_names[w->op], err);
-      continue;
-    }
-    w->io.touched[c->member] = true;
-    done++;
-  }
-  if (done == 0) {
-    nbdkit_error ("%s: array offset %" PRIu64 ": no live copy left",
-                  op_names[w->op], p->offset);
-    w->io.err = err;
-    return -1;
-  }
-  return 0;
-}
-
-/* FUA: sync what this request wrote.  A member that cannot sync is
- * failed like one that cannot write.
- */
-static int
-sync_touched (struct write_ctx *w)
-{
-  unsigned i;
-
-  for (i = 0; i < nmembers; ++i) {
-    if (!w->io.touched[i] || atomic_load (&members[i].failed))
-      continue;
-    if (member_sync (i) == -1) {
-      int err = errno;
-      if (!is_redundant ()) {
-        nbdkit_error ("fdatasync: member %u (%s): %m", i, members[i].name);
-        errno = err;
-        return -1;
-      }
-      fail_member (i, "fdatasync", err);
-    }
-  }
-  if (!array_whole ()) {
-    nbdkit_error ("fdatasync: too many members failed");
-    errno = EIO;
-    return -1;
-  }
-  return 0;
-}
-
-static int
-do_write (enum write_op op, const void *buf, uint32_t count, uint64_t offset,
-          uint32_t flags)
-{
-  struct write_ctx w = {
-    .io = { .buf = (char *) buf, .array_start = offset, .flags = flags,
-            .err = EIO },
-    .op = op,
-  };
-
-  if (raid_geom_foreach (geom, offset, count, write_piece, &w) != 0) {
-    errno = w.io.err;
-    return -1;
-  }
-  if (flags & NBDKIT_FLAG_FUA)
-    return sync_touched (&w);
-  return 0;
+  uint64_t t = stats_start (&array_stats);
+  int r = do_read (buf, count, offset);
+  stats_done (&array_stats, MOP_READ, count, t, r ? errno : 0);
+  return r;
 }
 
 static int
 raid_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
              uint32_t flags)
 {
-  return do_write (OP_WRITE, buf, count, offset, flags);
+  uint64_t t = stats_start (&array_stats);
+  int r = do_write (MOP_WRITE, buf, count, offset, flags);
+  stats_done (&array_stats, MOP_WRITE, count, t, r ? errno : 0);
+  return r;
 }
 
 static int
 raid_zero (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  return do_write (OP_ZERO, NULL, count, offset, flags);
+  uint64_t t = stats_start (&array_stats);
+  int r = do_write (MOP_ZERO, NULL, count, offset, flags);
+  stats_done (&array_stats, MOP_ZERO, count, t, r ? errno : 0);
+  return r;
 }
 
 static int
 raid_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  return do_write (OP_TRIM, NULL, count, offset, flags);
+  uint64_t t = stats_start (&array_stats);
+  int r = do_write (MOP_TRIM, NULL, count, offset, flags);
+  stats_done (&array_stats, MOP_TRIM, count, t, r ? errno : 0);
+  return r;
 }
 
 static int
 raid_flush (void *handle, uint32_t flags)
 {
-  struct write_ctx w = { .io.err = EIO };
-  unsigned i;
-
-  for (i = 0; i < nmembers; ++i)
-    w.io.touched[i] = true;
-  return sync_touched (&w);
+  uint64_t t = stats_start (&array_stats);
+  int r = do_flush ();
+  stats_done (&array_stats, MOP_FLUSH, 0, t, r ? errno : 0);
+  return r;
 }
 
 /* Extents.  A byte is a hole in the array only where every copy of it
  * is a hole on its member; anything else is data.
- *
- * Where a member is a hole from member_offset: returns true and sets
- * *end to where the hole ends; else returns false and sets *end to where
- * the data ends.  Members that cannot say (block devices, file systems
- * without SEEK_DATA) are all data.
  */
-static bool
-member_hole (unsigned i, uint64_t member_offset, uint64_t limit, uint64_t *end)
-{
-  int fd = members[i].fd;
-  off_t d, h;
-
-  *end = limit;
-  if (members[i].is_block)
-    return false;
-  d = lseek (fd, member_offset, SEEK_DATA);
-  if (d == -1)
-    return errno == ENXIO;      /* no data at all after member_offset */
-  if ((uint64_t) d > member_offset) {
-    if ((uint64_t) d < limit)
-      *end = d;
-    return true;
-  }
-  h = lseek (fd, member_offset, SEEK_HOLE);
-  if (h != -1 && (uint64_t) h < limit)
-    *end = h;
-  return false;
-}
-
 struct extents_ctx {
   struct nbdkit_extents *extents;
   unsigned pieces;
@@ -990,14 +1115,20 @@ extents_piece (const struct raid_piece *p, void *opaque)
 
   while (pos < p->length) {
     bool all_hole = true;
-    uint64_t hole_end = p->length, data_end = p->length;
+    uint64_t hole_end = p->length, data_end = p->length, next;
+    uint32_t type;
     unsigned k;
 
     for (k = 0; k < p->ncopies; ++k) {
       const struct raid_copy *c = &p->copy[k];
+      struct member *m = &members[c->member];
       uint64_t end;
-      bool hole = member_hole (c->member, c->offset + pos,
-                               c->offset + p->length, &end);
+      bool hole;
+
+      /* A failed member's allocation says nothing about the data. */
+      if (atomic_load (&m->failed))
+        continue;
+      hole = m->ops->hole (m, c->offset + pos, c->offset + p->length, &end);
       end -= c->offset;
       if (hole) {
         if (end < hole_end)
@@ -1013,17 +1144,14 @@ extents_piece (const struct raid_piece *p, void *opaque)
      * data_end on another copy, in which case the next round adds more
      * data, which nbdkit merges.
      */
-    {
-      uint64_t next = all_hole ? hole_end : data_end;
-      uint32_t type = all_hole ? NBDKIT_EXTENT_HOLE | NBDKIT_EXTENT_ZERO : 0;
-
-      if (next <= pos)
-        next = p->length;
-      if (nbdkit_add_extent (e->extents, p->offset + pos, next - pos,
-                             type) == -1)
-        return -1;
-      pos = next;
-    }
+    next = all_hole ? hole_end : data_end;
+    type = all_hole ? NBDKIT_EXTENT_HOLE | NBDKIT_EXTENT_ZERO : 0;
+    if (next <= pos)
+      next = p->length;
+    if (nbdkit_add_extent (e->extents, p->offset + pos, next - pos,
+                           type) == -1)
+      return -1;
+    pos = next;
   }
   /* The client may get fewer extents than it asked for: stop after a
    * bounded amount of work so that one request on a huge array with
@@ -1056,6 +1184,7 @@ static struct nbdkit_plugin plugin = {
   .config_help        = PARAM_HELP,
   .magic_config_key   = "member",
   .dump_plugin        = raid_dump_plugin,
+  .after_fork         = raid_after_fork,
   .unload             = raid_unload,
   .open               = raid_open,
   .get_size           = raid_get_size,
@@ -1077,8 +1206,8 @@ static struct nbdkit_plugin plugin = {
   .errno_is_preserved = 1,
 };
 
-/* Every member is shared by all connections and all requests, and the
- * member I/O uses pread/pwrite, which need no lock.
+/* Members are shared by all connections and all requests; member.c and
+ * the backends do their own locking.
  */
 #define THREAD_MODEL NBDKIT_THREAD_MODEL_PARALLEL
 NBDKIT_REGISTER_PLUGIN (plugin)

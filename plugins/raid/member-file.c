@@ -1,0 +1,652 @@
+/* nbdkit-raid-plugin: members that are regular files or block devices.
+ *
+ * Two engines run the I/O, chosen by io=:
+ *
+ *   uring    one io_uring per member.  Any thread submits under a short
+ *            lock; one reaper thread per member takes completions,
+ *            resubmits short transfers and completes the member_io.
+ *   threads  a few worker threads per member, each doing synchronous
+ *            pread/pwrite from a queue.  Used where io_uring cannot be
+ *            set up (old kernels, seccomp filters) or when asked for.
+ *
+ * Both serve every request of every nbdkit thread, so a member never has
+ * more than max-inflight I/Os outstanding, and both complete each I/O
+ * with member_io_done from their own thread.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+
+#include <liburing.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "member.h"
+#include "member-file.h"
+
+enum file_io_mode file_io_mode = FILE_IO_AUTO;
+enum file_io_mode file_io_used = FILE_IO_AUTO;
+
+/* Synchronous workers per member in the threads engine: enough to keep
+ * a device's queue busy without a thread per request.
+ */
+#define WORKERS 8
+
+struct file_priv {
+  int fd;
+  bool is_block;
+  bool use_uring;
+
+  /* uring engine */
+  struct io_uring ring;
+  pthread_mutex_t sq_lock;
+  pthread_t reaper;
+
+  /* threads engine: a ring buffer of pending I/Os; it cannot overflow
+   * because member_submit holds at most max_inflight of them.
+   */
+  pthread_mutex_t q_lock;
+  pthread_cond_t q_cond;
+  struct member_io **queue;
+  unsigned q_head, q_count, q_size;
+  bool stopping;
+  pthread_t workers[WORKERS];
+  unsigned nworkers;
+};
+
+static bool
+file_claims (const char *name)
+{
+  return true;
+}
+
+static int
+file_open (struct member *m)
+{
+  struct file_priv *f;
+  struct stat st;
+  off_t end;
+  char id[64];
+
+  f = calloc (1, sizeof *f);
+  if (f == NULL) {
+    nbdkit_error ("calloc: %m");
+    return -1;
+  }
+  m->priv = f;
+  f->fd = open (m->name, O_RDWR | O_CLOEXEC);
+  if (f->fd == -1 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    f->fd = open (m->name, O_RDONLY | O_CLOEXEC);
+    m->read_only = true;
+  }
+  if (f->fd == -1) {
+    nbdkit_error ("member: %s: %m", m->name);
+    return -1;
+  }
+  if (fstat (f->fd, &st) == -1) {
+    nbdkit_error ("member: %s: fstat: %m", m->name);
+    return -1;
+  }
+  if (S_ISBLK (st.st_mode)) {
+    f->is_block = true;
+    snprintf (id, sizeof id, "block:%ju", (uintmax_t) st.st_rdev);
+  }
+  else if (S_ISREG (st.st_mode))
+    snprintf (id, sizeof id, "file:%ju:%ju",
+              (uintmax_t) st.st_dev, (uintmax_t) st.st_ino);
+  else {
+    nbdkit_error ("member: %s: not a regular file or block device", m->name);
+    return -1;
+  }
+  m->identity = strdup (id);
+  end = lseek (f->fd, 0, SEEK_END);
+  if (end == -1) {
+    nbdkit_error ("member: %s: lseek: %m", m->name);
+    return -1;
+  }
+  m->size = end;
+  /* Reading the first byte proves the member is readable now rather
+   * than at the first client request.
+   */
+  if (m->size > 0) {
+    char b;
+    if (pread (f->fd, &b, 1, 0) != 1) {
+      nbdkit_error ("member: %s: cannot be read: %m", m->name);
+      return -1;
+    }
+  }
+  m->can_trim = m->can_zero = m->can_flush = m->can_fua = true;
+  return 0;
+}
+
+/* Synchronous helpers, used by the threads engine for everything and by
+ * the uring engine for the fallbacks of zero and trim.
+ */
+static int
+full_pread (int fd, char *buf, uint64_t len, uint64_t offset)
+{
+  while (len > 0) {
+    ssize_t n = pread (fd, buf, len, offset);
+    if (n == -1 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;            /* a truncated member */
+      return -1;
+    }
+    buf += n;
+    len -= n;
+    offset += n;
+  }
+  return 0;
+}
+
+static int
+full_pwrite (int fd, const char *buf, uint64_t len, uint64_t offset,
+             bool fua)
+{
+  while (len > 0) {
+    struct iovec iov = { .iov_base = (void *) buf, .iov_len = len };
+    ssize_t n = pwritev2 (fd, &iov, 1, offset, fua ? RWF_DSYNC : 0);
+    if (n == -1 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = ENOSPC;
+      return -1;
+    }
+    buf += n;
+    len -= n;
+    offset += n;
+  }
+  return 0;
+}
+
+static bool
+is_unsupported (int err)
+{
+  return err == EOPNOTSUPP || err == ENOTSUP || err == ENOSYS ||
+    err == ENOTTY || err == EINVAL;
+}
+
+static int
+write_zeroes (int fd, uint64_t len, uint64_t offset)
+{
+  static const char zeroes[65536];
+
+  while (len > 0) {
+    uint64_t n = len < sizeof zeroes ? len : sizeof zeroes;
+    if (full_pwrite (fd, zeroes, n, offset, false) == -1)
+      return -1;
+    len -= n;
+    offset += n;
+  }
+  return 0;
+}
+
+/* Make a range read as zeroes the cheapest way the member allows.  A
+ * punched hole reads as zeroes on files and, since Linux 4.9, on block
+ * devices too.  With MIO_FAST, never fall back to writing zeroes: the
+ * client asked to be told instead.
+ */
+static int
+sync_zero (struct file_priv *f, struct member_io *io, bool tried_punch)
+{
+  if (!tried_punch && (io->flags & MIO_MAY_TRIM) &&
+      fallocate (f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                 io->offset, io->length) == 0)
+    goto done;
+  if (fallocate (f->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+                 io->offset, io->length) == 0)
+    goto done;
+  if (!is_unsupported (errno))
+    return -1;
+  if (f->is_block) {
+    uint64_t range[2] = { io->offset, io->length };
+    if (ioctl (f->fd, BLKZEROOUT, range) == 0)
+      goto done;
+    if (!is_unsupported (errno))
+      return -1;
+  }
+  if (io->flags & MIO_FAST) {
+    errno = ENOTSUP;
+    return -1;
+  }
+  if (write_zeroes (f->fd, io->length, io->offset) == -1)
+    return -1;
+ done:
+  if ((io->flags & MIO_FUA) && fdatasync (f->fd) == -1)
+    return -1;
+  return 0;
+}
+
+/* Discard is advisory: a member that cannot punch holes keeps its data,
+ * which NBD allows (trimmed data reads back unspecified).
+ */
+static int
+sync_trim (struct file_priv *f, struct member_io *io)
+{
+  int r;
+
+  if (f->is_block) {
+    uint64_t range[2] = { io->offset, io->length };
+    r = ioctl (f->fd, BLKDISCARD, range);
+  }
+  else
+    r = fallocate (f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                   io->offset, io->length);
+  if (r == -1 && !is_unsupported (errno))
+    return -1;
+  if ((io->flags & MIO_FUA) && fdatasync (f->fd) == -1)
+    return -1;
+  return 0;
+}
+
+static int
+sync_io (struct file_priv *f, struct member_io *io)
+{
+  switch (io->op) {
+  case MOP_READ:
+    return full_pread (f->fd, io->buf, io->length, io->offset);
+  case MOP_WRITE:
+    return full_pwrite (f->fd, io->buf, io->length, io->offset,
+                        io->flags & MIO_FUA);
+  case MOP_ZERO:
+    return sync_zero (f, io, false);
+  case MOP_TRIM:
+    return sync_trim (f, io);
+  case MOP_FLUSH:
+    return fdatasync (f->fd);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+/* ---- threads engine ---- */
+
+static void *
+worker (void *arg)
+{
+  struct member *m = arg;
+  struct file_priv *f = m->priv;
+
+  for (;;) {
+    struct member_io *io;
+    int r;
+
+    pthread_mutex_lock (&f->q_lock);
+    while (f->q_count == 0 && !f->stopping)
+      pthread_cond_wait (&f->q_cond, &f->q_lock);
+    if (f->q_count == 0) {
+      pthread_mutex_unlock (&f->q_lock);
+      return NULL;
+    }
+    io = f->queue[f->q_head];
+    f->q_head = (f->q_head + 1) % f->q_size;
+    f->q_count--;
+    pthread_mutex_unlock (&f->q_lock);
+
+    r = sync_io (f, io);
+    member_io_done (io, r == -1 ? (errno ? errno : EIO) : 0);
+  }
+}
+
+static int
+threads_start (struct member *m)
+{
+  struct file_priv *f = m->priv;
+  unsigned i;
+  int err;
+
+  f->q_size = m->max_inflight;
+  f->queue = calloc (f->q_size, sizeof *f->queue);
+  if (f->queue == NULL) {
+    nbdkit_error ("calloc: %m");
+    return -1;
+  }
+  pthread_mutex_init (&f->q_lock, NULL);
+  pthread_cond_init (&f->q_cond, NULL);
+  for (i = 0; i < WORKERS && i < m->max_inflight; ++i) {
+    err = pthread_create (&f->workers[i], NULL, worker, m);
+    if (err) {
+      errno = err;
+      nbdkit_error ("member: %s: pthread_create: %m", m->name);
+      return -1;
+    }
+    f->nworkers++;
+  }
+  return 0;
+}
+
+static int
+threads_submit (struct member *m, struct member_io *io)
+{
+  struct file_priv *f = m->priv;
+
+  pthread_mutex_lock (&f->q_lock);
+  f->queue[(f->q_head + f->q_count) % f->q_size] = io;
+  f->q_count++;
+  pthread_cond_signal (&f->q_cond);
+  pthread_mutex_unlock (&f->q_lock);
+  return 0;
+}
+
+/* ---- uring engine ---- */
+
+/* Queue the (rest of the) I/O.  Called with sq_lock held. */
+static int
+uring_prep (struct file_priv *f, struct member_io *io)
+{
+  struct io_uring_sqe *sqe = io_uring_get_sqe (&f->ring);
+  uint64_t done = io->done_bytes;
+
+  if (sqe == NULL) {
+    /* The ring has room for max_inflight entries, but a reaper's
+     * resubmission can race with new submissions: push what is queued
+     * and try once more.
+     */
+    io_uring_submit (&f->ring);
+    sqe = io_uring_get_sqe (&f->ring);
+    if (sqe == NULL) {
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+  switch (io->op) {
+  case MOP_READ:
+    io_uring_prep_read (sqe, f->fd, (char *) io->buf + done,
+                        io->length - done, io->offset + done);
+    break;
+  case MOP_WRITE:
+    io_uring_prep_write (sqe, f->fd, (char *) io->buf + done,
+                         io->length - done, io->offset + done);
+    if (io->flags & MIO_FUA)
+      sqe->rw_flags = RWF_DSYNC;
+    break;
+  case MOP_ZERO:
+    io_uring_prep_fallocate (sqe, f->fd,
+                             (io->flags & MIO_MAY_TRIM)
+                             ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE
+                             : FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+                             io->offset, io->length);
+    break;
+  case MOP_TRIM:
+    if (f->is_block)            /* BLKDISCARD has no uring opcode here */
+      io_uring_prep_nop (sqe);
+    else
+      io_uring_prep_fallocate (sqe, f->fd,
+                               FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                               io->offset, io->length);
+    break;
+  case MOP_FLUSH:
+    io_uring_prep_fsync (sqe, f->fd, IORING_FSYNC_DATASYNC);
+    break;
+  }
+  io_uring_sqe_set_data (sqe, io);
+  return 0;
+}
+
+static int
+uring_submit (struct member *m, struct member_io *io)
+{
+  struct file_priv *f = m->priv;
+  int r;
+
+  pthread_mutex_lock (&f->sq_lock);
+  r = uring_prep (f, io);
+  if (r == 0) {
+    r = io_uring_submit (&f->ring);
+    if (r < 0) {
+      errno = -r;
+      r = -1;
+    }
+    else
+      r = 0;
+  }
+  pthread_mutex_unlock (&f->sq_lock);
+  return r;
+}
+
+/* What to do with one completion: 0 if the io is finished (with *err),
+ * 1 if it was resubmitted.
+ */
+static int
+uring_complete (struct file_priv *f, struct member_io *io, int res, int *err)
+{
+  *err = 0;
+  switch (io->op) {
+  case MOP_READ:
+  case MOP_WRITE:
+    if (res == -EINTR || res == -EAGAIN)
+      goto resubmit;
+    if (res < 0) {
+      *err = -res;
+      return 0;
+    }
+    if (res == 0) {
+      *err = io->op == MOP_READ ? EIO : ENOSPC;
+      return 0;
+    }
+    io->done_bytes += res;
+    if (io->done_bytes < io->length)
+      goto resubmit;
+    return 0;
+
+  case MOP_ZERO:
+    /* fallocate's modes are not supported everywhere: finish with the
+     * synchronous fallbacks, skipping the punch that just failed.
+     */
+    if (res < 0) {
+      if (sync_zero (f, io, true) == -1)
+        *err = errno ? errno : EIO;
+    }
+    else if ((io->flags & MIO_FUA) && fdatasync (f->fd) == -1)
+      *err = errno;
+    return 0;
+
+  case MOP_TRIM:
+    if (f->is_block) {
+      if (sync_trim (f, io) == -1)
+        *err = errno ? errno : EIO;
+    }
+    else if (res < 0 && !is_unsupported (-res))
+      *err = -res;
+    else if ((io->flags & MIO_FUA) && fdatasync (f->fd) == -1)
+      *err = errno;
+    return 0;
+
+  case MOP_FLUSH:
+    if (res < 0)
+      *err = -res;
+    return 0;
+  }
+  return 0;
+
+ resubmit:
+  pthread_mutex_lock (&f->sq_lock);
+  if (uring_prep (f, io) == -1) {
+    *err = errno;
+    pthread_mutex_unlock (&f->sq_lock);
+    return 0;
+  }
+  io_uring_submit (&f->ring);
+  pthread_mutex_unlock (&f->sq_lock);
+  return 1;
+}
+
+static void *
+reaper (void *arg)
+{
+  struct member *m = arg;
+  struct file_priv *f = m->priv;
+
+  for (;;) {
+    struct io_uring_cqe *cqe;
+    struct member_io *io;
+    int r, res, err;
+
+    r = io_uring_wait_cqe (&f->ring, &cqe);
+    if (r == -EINTR)
+      continue;
+    if (r < 0) {
+      nbdkit_error ("member: %s: io_uring_wait_cqe: %s", m->name,
+                    strerror (-r));
+      return NULL;
+    }
+    io = io_uring_cqe_get_data (cqe);
+    res = cqe->res;
+    io_uring_cqe_seen (&f->ring, cqe);
+    if (io == NULL)             /* the stop marker from file_close */
+      return NULL;
+    if (uring_complete (f, io, res, &err) == 0)
+      member_io_done (io, err);
+  }
+}
+
+static int
+uring_start (struct member *m)
+{
+  struct file_priv *f = m->priv;
+  int r;
+
+  /* Room for every slot plus the stop marker. */
+  r = io_uring_queue_init (m->max_inflight + 1, &f->ring, 0);
+  if (r < 0) {
+    errno = -r;
+    return -1;
+  }
+  pthread_mutex_init (&f->sq_lock, NULL);
+  r = pthread_create (&f->reaper, NULL, reaper, m);
+  if (r) {
+    io_uring_queue_exit (&f->ring);
+    errno = r;
+    return -1;
+  }
+  f->use_uring = true;
+  return 0;
+}
+
+bool
+file_probe_uring (void)
+{
+  struct io_uring ring;
+
+  if (io_uring_queue_init (1, &ring, 0) < 0)
+    return false;
+  io_uring_queue_exit (&ring);
+  return true;
+}
+
+static int
+file_start (struct member *m)
+{
+  if (file_io_mode != FILE_IO_THREADS) {
+    if (uring_start (m) == 0) {
+      file_io_used = FILE_IO_URING;
+      return 0;
+    }
+    if (file_io_mode == FILE_IO_URING) {
+      nbdkit_error ("io: member %s: io_uring is not available here: %m",
+                    m->name);
+      return -1;
+    }
+    nbdkit_debug ("raid: member %s: io_uring unavailable (%m), "
+                  "using worker threads", m->name);
+  }
+  file_io_used = FILE_IO_THREADS;
+  return threads_start (m);
+}
+
+static int
+file_submit (struct member *m, struct member_io *io)
+{
+  struct file_priv *f = m->priv;
+
+  return f->use_uring ? uring_submit (m, io) : threads_submit (m, io);
+}
+
+/* Where a member is a hole from member_offset.  Block devices, and file
+ * systems without SEEK_DATA, are all data.
+ */
+static bool
+file_hole (struct member *m, uint64_t member_offset, uint64_t limit,
+           uint64_t *end)
+{
+  struct file_priv *f = m->priv;
+  off_t d, h;
+
+  *end = limit;
+  if (f->is_block)
+    return false;
+  d = lseek (f->fd, member_offset, SEEK_DATA);
+  if (d == -1)
+    return errno == ENXIO;      /* no data at all after member_offset */
+  if ((uint64_t) d > member_offset) {
+    if ((uint64_t) d < limit)
+      *end = d;
+    return true;
+  }
+  h = lseek (f->fd, member_offset, SEEK_HOLE);
+  if (h != -1 && (uint64_t) h < limit)
+    *end = h;
+  return false;
+}
+
+static void
+file_close (struct member *m)
+{
+  struct file_priv *f = m->priv;
+  unsigned i;
+
+  if (f == NULL)
+    return;
+  if (f->use_uring) {
+    pthread_mutex_lock (&f->sq_lock);
+    struct io_uring_sqe *sqe = io_uring_get_sqe (&f->ring);
+    if (sqe) {
+      io_uring_prep_nop (sqe);
+      io_uring_sqe_set_data (sqe, NULL);
+      io_uring_submit (&f->ring);
+    }
+    pthread_mutex_unlock (&f->sq_lock);
+    if (sqe)
+      pthread_join (f->reaper, NULL);
+    io_uring_queue_exit (&f->ring);
+  }
+  if (f->nworkers) {
+    pthread_mutex_lock (&f->q_lock);
+    f->stopping = true;
+    pthread_cond_broadcast (&f->q_cond);
+    pthread_mutex_unlock (&f->q_lock);
+    for (i = 0; i < f->nworkers; ++i)
+      pthread_join (f->workers[i], NULL);
+  }
+  free (f->queue);
+  if (f->fd >= 0)
+    close (f->fd);
+  free (f);
+  m->priv = NULL;
+}
+
+const struct member_ops file_ops = {
+  .name = "file",
+  .claims = file_claims,
+  .open = file_open,
+  .start = file_start,
+  .submit = file_submit,
+  .hole = file_hole,
+  .close = file_close,
+};

@@ -1,0 +1,156 @@
+/* nbdkit-raid-plugin: members and their backends.
+ *
+ * A member is one component of the array: a file, a block device or an
+ * NBD export.  Each kind of member is a backend behind struct
+ * member_ops, one file each (member-file.c, member-nbd.c), as fio keeps
+ * one file per ioengine.
+ *
+ * Member I/O is asynchronous so that a request covering k members has k
+ * member I/Os in flight at once:
+ *
+ *   1. The request path (raid.c) fills one struct member_io per member
+ *      I/O, all pointing at one struct member_batch, and hands each to
+ *      member_submit.
+ *   2. member_submit waits for a free slot on the member (at most
+ *      max-inflight per member, so a slow member pushes back instead of
+ *      growing a queue), counts the I/O in flight, and calls the
+ *      backend's submit.
+ *   3. The backend starts the I/O and returns at once.  When it
+ *      finishes, whichever thread notices (an io_uring reaper, a worker
+ *      thread, a libnbd reader thread) calls member_io_done with the
+ *      result.
+ *   4. member_io_done records statistics, frees the slot and, when the
+ *      batch's last I/O is done, wakes the request's thread, which is
+ *      sleeping in batch_wait.
+ *
+ * An I/O on a member that has already failed is not submitted: it
+ * completes at once with EIO, so the request path sees one uniform kind
+ * of error.
+ */
+#ifndef RAID_MEMBER_H
+#define RAID_MEMBER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+enum member_op {
+  MOP_READ,
+  MOP_WRITE,
+  MOP_ZERO,                     /* may punch holes if MIO_MAY_TRIM */
+  MOP_TRIM,
+  MOP_FLUSH,
+};
+#define MOP_COUNT 5
+
+/* member_io flags */
+#define MIO_FUA      1u         /* durable when it completes */
+#define MIO_MAY_TRIM 2u         /* MOP_ZERO may leave a hole */
+#define MIO_FAST     4u         /* MOP_ZERO: fail with ENOTSUP, don't write */
+
+struct member_batch {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  unsigned remaining;
+};
+
+struct member;
+
+struct member_io {
+  enum member_op op;
+  uint32_t flags;
+  void *buf;                    /* MOP_READ / MOP_WRITE only */
+  uint64_t offset;              /* member offset, never the array offset */
+  uint64_t length;
+  int err;                      /* 0, or an errno once done */
+  struct member *member;
+  struct member_batch *batch;
+  uint64_t start_ns;            /* for the latency histogram */
+  /* Owned by the backend while the I/O is in flight. */
+  uint64_t done_bytes;
+  void *backend_priv;
+};
+
+struct member_ops {
+  const char *name;             /* "file", "nbd" */
+
+  /* True if this backend takes this member string (a path, a URI). */
+  bool (*claims) (const char *name);
+
+  /* Open the member at config time: set m->size, m->identity and the
+   * can_* flags.  Nothing may be written.  Return 0, or -1 after
+   * nbdkit_error naming the member.
+   */
+  int (*open) (struct member *m);
+
+  /* Start background machinery (threads, rings) after nbdkit has forked
+   * into the background, from the plugin's .after_fork.
+   */
+  int (*start) (struct member *m);
+
+  /* Start io; return at once.  The backend must eventually call
+   * member_io_done (io, err) exactly once, from any thread, or return
+   * -1 with errno set if it could not even start (then member_submit
+   * completes the io itself).
+   */
+  int (*submit) (struct member *m, struct member_io *io);
+
+  /* Allocation at member_offset, for extents: return true if it is a
+   * hole, false if data, and set *end (<= limit) to where that state
+   * ends.  Synchronous.  Backends that cannot tell report data.
+   */
+  bool (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
+                uint64_t *end);
+
+  /* Stop threads, close.  Called at unload. */
+  void (*close) (struct member *m);
+};
+
+struct member {
+  unsigned index;
+  char *name;                   /* as the user gave it, for messages */
+  const struct member_ops *ops;
+  void *priv;                   /* the backend's state */
+
+  /* Set by ops->open. */
+  uint64_t size;
+  char *identity;               /* same identity = same member twice */
+  bool read_only;
+  bool can_trim, can_zero, can_flush, can_fua;
+
+  /* Set once and never cleared: there is no resync yet, so a member that
+   * missed a write must never be read again.
+   */
+  atomic_bool failed;
+  atomic_uint pending;          /* member I/Os in flight */
+  atomic_uint_fast64_t head;    /* member offset just past the last I/O */
+  atomic_bool no_fast_zero;     /* refused a fast zero once: refuse early */
+
+  /* The max-inflight slots. */
+  pthread_mutex_t slot_lock;
+  pthread_cond_t slot_cond;
+  unsigned max_inflight;
+
+  struct io_stats stats;
+};
+
+extern const struct member_ops file_ops;
+extern const struct member_ops nbd_ops;
+
+/* -D raid.io=1 */
+extern int raid_debug_io;
+
+/* Pick the backend that claims name and open it. */
+extern int member_open (struct member *m);
+
+extern void batch_init (struct member_batch *b, unsigned count);
+extern void batch_wait (struct member_batch *b);
+extern void batch_destroy (struct member_batch *b);
+
+extern void member_submit (struct member_io *io);
+extern void member_io_done (struct member_io *io, int err);
+
+#endif /* RAID_MEMBER_H */

@@ -1,0 +1,34 @@
+/* nbdkit-raid-plugin: writing the statistics out, as JSON to stats=PATH
+ * (at exit and on SIGUSR1) and as one log line per member at exit.  The
+ * JSON layout is described in stats.h.
+ */
+#ifndef RAID_STATS_JSON_H
+#define RAID_STATS_JSON_H
+
+#include "raidsim/geometry.h"
+#include "member.h"
+#include "stats.h"
+
+/* What to report: a view of the plugin's state. */
+struct stats_source {
+  const struct raid_geom *geom;
+  struct member *members;
+  unsigned nmembers;
+  struct io_stats *array;
+  const char *io;               /* "uring" or "threads" */
+};
+
+/* Provided by raid.c: the current state, for the SIGUSR1 thread. */
+extern void raid_stats_snapshot (struct stats_source *src);
+
+/* Start the thread that writes PATH whenever SIGUSR1 arrives. */
+extern int stats_json_start (const char *path);
+extern void stats_json_stop (void);
+
+/* Write the JSON file (atomically: a temporary file renamed over PATH). */
+extern int stats_json_write (const char *path, const struct stats_source *src);
+
+/* One line per member and one for the array, to stderr. */
+extern void stats_log_summary (const struct stats_source *src);
+
+#endif

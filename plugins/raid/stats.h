@@ -1,0 +1,57 @@
+/* nbdkit-raid-plugin: I/O statistics for the array and each member.
+ *
+ * Counts and bytes per operation, the largest number of I/Os seen in
+ * flight at once, and latency histograms of constant size (the
+ * simulator's log-linear histogram, raidsim/histogram.c), for reads and
+ * for writes (zero and trim count as writes).  Written as JSON to
+ * stats=PATH when nbdkit exits and on SIGUSR1.
+ *
+ * JSON layout (all latencies in nanoseconds):
+ *
+ *   { "level": 0, "chunk": 131072, "size": N, "io": "uring",
+ *     "array":   { STATS },
+ *     "members": [ { "index": 0, "name": "a.img", "backend": "file",
+ *                    "failed": false, STATS... }, ... ] }
+ *
+ *   STATS = "ops": { "read": N, "write": N, "zero": N, "trim": N,
+ *                    "flush": N },
+ *           "bytes": { "read": N, "write": N, "zero": N, "trim": N },
+ *           "errors": N,
+ *           "max_inflight": N,
+ *           "lat_ns": { "read":  { "count": N, "mean": X, "min": N,
+ *                                  "max": N, "p50": N, "p95": N,
+ *                                  "p99": N },
+ *                       "write": { ... } }
+ *
+ * For the array, ops and bytes count client requests; for a member,
+ * member I/Os.
+ */
+#ifndef RAID_STATS_H
+#define RAID_STATS_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "raidsim/histogram.h"
+
+struct io_stats {
+  pthread_mutex_t lock;
+  uint64_t ops[5];              /* by enum member_op */
+  uint64_t bytes[5];
+  uint64_t errors;
+  unsigned inflight, max_inflight;
+  struct raidsim_histogram lat_read, lat_write;
+};
+
+extern void stats_init (struct io_stats *s);
+extern void stats_destroy (struct io_stats *s);
+/* Count an I/O starting; returns its start time. */
+extern uint64_t stats_start (struct io_stats *s);
+/* Count an I/O of op (enum member_op) and length bytes, started at
+ * start_ns, that ended with err (0 for success).
+ */
+extern void stats_done (struct io_stats *s, int op, uint64_t length,
+                        uint64_t start_ns, int err);
+extern uint64_t stats_now_ns (void);
+
+#endif /* RAID_STATS_H */
