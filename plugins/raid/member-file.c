@@ -6,8 +6,13 @@
  *            lock; one reaper thread per member takes completions,
  *            resubmits short transfers and completes the member_io.
  *   threads  a few worker threads per member, each doing synchronous
- *            pread/pwrite from a queue.  Used where io_uring cannot be
- *            set up (old kernels, seccomp filters) or when asked for.
+ *            pread/pwrite from a queue.  io=auto uses it where io_uring
+ *            cannot be set up (old kernels, seccomp filters) or would
+ *            hand every I/O to a kernel thread anyway (see
+ *            nowait_supported), and io=threads everywhere.
+ *
+ * Either way the request's own thread does the last member I/O of each
+ * batch itself (file_run, called by member_submit_all).
  *
  * Both serve every request of every nbdkit thread, so a member never has
  * more than max-inflight I/Os outstanding, and both complete each I/O
@@ -38,7 +43,6 @@
 #include "member-file.h"
 
 enum file_io_mode file_io_mode = FILE_IO_AUTO;
-enum file_io_mode file_io_used = FILE_IO_AUTO;
 
 /* Synchronous workers per member in the threads engine: enough to keep
  * a device's queue busy without a thread per request.
@@ -550,12 +554,31 @@ file_probe_uring (void)
   return true;
 }
 
+/* io_uring serves buffered I/O inline only where the file system can
+ * do it without blocking; elsewhere (tmpfs, for one) it hands every I/O
+ * to a kernel worker thread, and then costs one more hand-off than our
+ * own worker threads.  A one-byte non-blocking read tells which.
+ */
+static bool
+nowait_supported (struct file_priv *f)
+{
+  char b;
+  struct iovec iov = { .iov_base = &b, .iov_len = 1 };
+
+  return preadv2 (f->fd, &iov, 1, 0, RWF_NOWAIT) >= 0 || errno == EAGAIN;
+}
+
 static int
 file_start (struct member *m)
 {
-  if (file_io_mode != FILE_IO_THREADS) {
+  struct file_priv *f = m->priv;
+
+  if (file_io_mode == FILE_IO_AUTO && !nowait_supported (f))
+    nbdkit_debug ("raid: member %s: its file system cannot do "
+                  "non-blocking I/O, using worker threads", m->name);
+  else if (file_io_mode != FILE_IO_THREADS) {
     if (uring_start (m) == 0) {
-      file_io_used = FILE_IO_URING;
+      m->engine = "uring";
       return 0;
     }
     if (file_io_mode == FILE_IO_URING) {
@@ -566,8 +589,14 @@ file_start (struct member *m)
     nbdkit_debug ("raid: member %s: io_uring unavailable (%m), "
                   "using worker threads", m->name);
   }
-  file_io_used = FILE_IO_THREADS;
+  m->engine = "threads";
   return threads_start (m);
+}
+
+static int
+file_run (struct member *m, struct member_io *io)
+{
+  return sync_io (m->priv, io);
 }
 
 static int
@@ -647,6 +676,7 @@ const struct member_ops file_ops = {
   .open = file_open,
   .start = file_start,
   .submit = file_submit,
+  .run = file_run,
   .hole = file_hole,
   .close = file_close,
 };

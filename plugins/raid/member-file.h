@@ -11,7 +11,6 @@ enum file_io_mode {
 };
 
 extern enum file_io_mode file_io_mode;  /* asked for */
-extern enum file_io_mode file_io_used;  /* what file members run on */
 
 
 #include <stdbool.h>

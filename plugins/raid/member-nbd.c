@@ -466,6 +466,7 @@ nbdm_start (struct member *m)
   struct nbd_priv *np = m->priv;
   int err;
 
+  m->engine = "nbd";
   np->wake_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (np->wake_fd == -1) {
     nbdkit_error ("member: %s: eventfd: %m", m->name);

@@ -11,7 +11,7 @@
  *   1. The request path (raid.c) fills one struct member_io per member
  *      I/O, all pointing at one struct member_batch, and hands each to
  *      member_submit.
- *   2. member_submit waits for a free slot on the member (at most
+ *   2. member_submit (or member_submit_all for a whole batch) waits for a free slot on the member (at most
  *      max-inflight per member, so a slow member pushes back instead of
  *      growing a queue), counts the I/O in flight, and calls the
  *      backend's submit.
@@ -98,6 +98,12 @@ struct member_ops {
    */
   int (*submit) (struct member *m, struct member_io *io);
 
+  /* Do io synchronously in the calling thread: return 0, or -1 with
+   * errno set.  Optional; where present, member_submit_all runs the last
+   * I/O of a batch this way (see there).
+   */
+  int (*run) (struct member *m, struct member_io *io);
+
   /* Allocation at member_offset, for extents: return true if it is a
    * hole, false if data, and set *end (<= limit) to where that state
    * ends.  Synchronous.  Backends that cannot tell report data.
@@ -114,6 +120,8 @@ struct member {
   char *name;                   /* as the user gave it, for messages */
   const struct member_ops *ops;
   void *priv;                   /* the backend's state */
+  const char *engine;           /* set by ops->start: "uring", "threads",
+                                 * "nbd" */
 
   /* Set by ops->open. */
   uint64_t size;
@@ -151,6 +159,8 @@ extern void batch_wait (struct member_batch *b);
 extern void batch_destroy (struct member_batch *b);
 
 extern void member_submit (struct member_io *io);
+/* Submit ios[0..n-1], all of one batch. */
+extern void member_submit_all (struct member_io *ios, size_t n);
 extern void member_io_done (struct member_io *io, int err);
 
 #endif /* RAID_MEMBER_H */

@@ -10,9 +10,10 @@
  *        do_write takes every live copy; each makes one member_io per
  *        member I/O and submits them all at once, so a request over k
  *        members has k member I/Os in flight together
- *     -> member_submit (member.c) hands them to the member's backend
- *        (member-file.c, member-nbd.c) and batch_wait sleeps until the
- *        last one is done
+ *     -> member_submit_all (member.c) hands them to the members'
+ *        backends (member-file.c, member-nbd.c), doing the last one in
+ *        this thread where it can, and batch_wait sleeps until the last
+ *        one is done
  *     -> failed member I/Os are retried on another copy (reads) or fail
  *        their member (writes), by the rules in the man page
  *
@@ -379,14 +380,34 @@ raid_after_fork (void)
 {
   unsigned i;
 
-  for (i = 0; i < nmembers; ++i)
+  for (i = 0; i < nmembers; ++i) {
     if (members[i].ops->start (&members[i]) == -1)
       return -1;
-  nbdkit_debug ("raid: file members do I/O with %s",
-                file_io_used == FILE_IO_URING ? "io_uring" : "worker threads");
+    nbdkit_debug ("raid: member %u (%s) does I/O with %s", i,
+                  members[i].name, members[i].engine);
+  }
   if (cfg.stats_path)
     return stats_json_start (cfg.stats_path);
   return 0;
+}
+
+/* The engine of the file and device members: "uring" or "threads" if
+ * they all use one, "mixed" if not, "none" if there are none.
+ */
+static const char *
+file_engine (void)
+{
+  const char *e = NULL;
+  unsigned i;
+
+  for (i = 0; i < nmembers; ++i) {
+    if (members[i].ops != &file_ops || members[i].engine == NULL)
+      continue;
+    if (e && strcmp (e, members[i].engine) != 0)
+      return "mixed";
+    e = members[i].engine;
+  }
+  return e ? e : "none";
 }
 
 static struct stats_source
@@ -395,7 +416,7 @@ stats_source (void)
   return (struct stats_source) {
     .geom = geom, .members = members, .nmembers = nmembers,
     .array = &array_stats,
-    .io = file_io_used == FILE_IO_URING ? "uring" : "threads",
+    .io = file_engine (),
   };
 }
 
@@ -785,8 +806,7 @@ repair (struct plan *pl, char *buf, uint64_t offset)
         };
   }
   batch_init (&batch, n);
-  for (j = 0; j < n; ++j)
-    member_submit (&rep[j]);
+  member_submit_all (rep, n);
   batch_wait (&batch);
   batch_destroy (&batch);
   for (j = 0; j < n; ++j) {
@@ -853,8 +873,7 @@ do_read (char *buf, uint64_t count, uint64_t offset)
       break;
 
     batch_init (&batch, nsub);
-    for (i = 0; i < nsub; ++i)
-      member_submit (&ios[i]);
+    member_submit_all (ios, nsub);
     batch_wait (&batch);
     batch_destroy (&batch);
 
@@ -962,8 +981,7 @@ do_write (enum member_op op, const char *buf, uint64_t count,
     }
   }
   batch_init (&batch, n);
-  for (i = 0; i < n; ++i)
-    member_submit (&ios[i]);
+  member_submit_all (ios, n);
   batch_wait (&batch);
   batch_destroy (&batch);
 
@@ -1026,8 +1044,7 @@ do_flush (void)
         .op = MOP_FLUSH, .member = &members[i], .batch = &batch,
       };
   batch_init (&batch, n);
-  for (i = 0; i < n; ++i)
-    member_submit (&ios[i]);
+  member_submit_all (ios, n);
   batch_wait (&batch);
   batch_destroy (&batch);
   for (i = 0; i < n; ++i) {

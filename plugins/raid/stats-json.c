@@ -112,6 +112,8 @@ to_json (const struct stats_source *src)
     json_object_object_add (o, "name", json_object_new_string (m->name));
     json_object_object_add (o, "backend",
                             json_object_new_string (m->ops->name));
+    json_object_object_add (o, "engine", json_object_new_string
+                            (m->engine ? m->engine : "none"));
     json_object_object_add (o, "failed", json_object_new_boolean
                             (atomic_load (&m->failed)));
     add_stats (o, &m->stats);

@@ -46,7 +46,9 @@ stats_done (struct io_stats *s, int op, uint64_t length, uint64_t start_ns,
 
   pthread_mutex_lock (&s->lock);
   s->inflight--;
-  if (err)
+  if (err == STATS_NOT_DONE)
+    ;
+  else if (err)
     s->errors++;
   else {
     s->ops[op]++;

@@ -48,8 +48,10 @@ extern void stats_destroy (struct io_stats *s);
 /* Count an I/O starting; returns its start time. */
 extern uint64_t stats_start (struct io_stats *s);
 /* Count an I/O of op (enum member_op) and length bytes, started at
- * start_ns, that ended with err (0 for success).
+ * start_ns, that ended with err (0 for success).  STATS_NOT_DONE ends it
+ * without counting it at all.
  */
+#define STATS_NOT_DONE (-1)
 extern void stats_done (struct io_stats *s, int op, uint64_t length,
                         uint64_t start_ns, int err);
 extern uint64_t stats_now_ns (void);

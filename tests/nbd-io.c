@@ -1,0 +1,240 @@
+/* raidsim tests: run an exact list of NBD requests against one export.
+ *
+ * Reads requests from standard input, one per line:
+ *
+ *   r OFFSET LENGTH     read
+ *   w OFFSET LENGTH     write (a fixed pattern)
+ *   z OFFSET LENGTH     write zeroes
+ *   t OFFSET LENGTH     trim
+ *   f                   flush
+ *   p PATH              pause: wait until every request sent so far has
+ *                       completed, create PATH.ready, then wait until
+ *                       PATH exists before going on
+ *
+ * and sends them in that order over one libnbd connection, keeping up to
+ * --depth of them in flight.  A pause lets a test look at the server
+ * while the connection is open and a known set of requests is done.  Nothing else goes to the server: no block
+ * status, no probing reads, so a test knows every request the server
+ * got.  Exits 0 if every request succeeded, 1 if any failed (each
+ * failure is printed), 2 on bad usage or input.
+ *
+ * Used by tests/test-stats.sh, which works out from the geometry what
+ * member I/O these requests must cause and compares that with the
+ * plugin's statistics.
+ *
+ * Run: printf 'r 0 4096\nw 65536 4096\n' |
+ *        build/tests/nbd-io --depth 8 'nbd+unix:///?socket=raid.sock'
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libnbd.h>
+
+#define MAX_LENGTH (32u << 20)   /* nbdkit's largest request */
+
+struct request {
+  char op;
+  uint64_t offset;
+  uint32_t length;
+  char *path;                   /* 'p' only */
+};
+
+static unsigned failures;
+
+static int
+done (void *user_data, int *error)
+{
+  const struct request *r = user_data;
+
+  if (*error) {
+    fprintf (stderr, "nbd-io: %c %" PRIu64 " %" PRIu32 ": %s\n",
+             r->op, r->offset, r->length, strerror (*error));
+    failures++;
+  }
+  return 1;                     /* retire the command */
+}
+
+/* Parse standard input; returns the requests and sets *n. */
+static struct request *
+read_requests (size_t *n)
+{
+  struct request *reqs = NULL;
+  size_t cap = 0, lineno = 0;
+  char line[256];
+
+  *n = 0;
+  while (fgets (line, sizeof line, stdin)) {
+    struct request r = { 0 };
+    char op;
+    int fields;
+
+    lineno++;
+    if (line[0] == '\n' || line[0] == '#')
+      continue;
+    fields = sscanf (line, " %c %" SCNu64 " %" SCNu32, &op, &r.offset,
+                     &r.length);
+    r.op = op;
+    if (fields == 1 && op == 'p') {
+      char path[sizeof line];
+      if (sscanf (line, " p %s", path) != 1 ||
+          (r.path = strdup (path)) == NULL) {
+        fprintf (stderr, "nbd-io: stdin line %zu: bad pause: %s",
+                 lineno, line);
+        exit (2);
+      }
+    }
+    else if (fields < 1 || strchr ("rwztf", op) == NULL ||
+        (op != 'f' && (fields != 3 || r.length == 0 ||
+                       r.length > MAX_LENGTH))) {
+      fprintf (stderr, "nbd-io: stdin line %zu: bad request: %s",
+               lineno, line);
+      exit (2);
+    }
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      reqs = realloc (reqs, cap * sizeof *reqs);
+      if (reqs == NULL) {
+        perror ("nbd-io: realloc");
+        exit (2);
+      }
+    }
+    reqs[(*n)++] = r;
+  }
+  return reqs;
+}
+
+/* The 'p' request: called with nothing in flight. */
+static void
+pause_at (const char *path)
+{
+  const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+  char *ready;
+  FILE *fp;
+
+  if (asprintf (&ready, "%s.ready", path) == -1 ||
+      (fp = fopen (ready, "w")) == NULL || fclose (fp) == EOF) {
+    perror ("nbd-io: pause");
+    exit (1);
+  }
+  while (access (path, F_OK) == -1)
+    nanosleep (&tick, NULL);
+  free (ready);
+}
+
+static void
+usage (void)
+{
+  fprintf (stderr, "usage: nbd-io [--depth N] URI < REQUESTS\n");
+  exit (2);
+}
+
+int
+main (int argc, char *argv[])
+{
+  static const struct option long_opts[] = {
+    { "depth", required_argument, NULL, 'd' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL },
+  };
+  struct nbd_handle *nbd;
+  struct request *reqs;
+  size_t n, next = 0;
+  unsigned depth = 1;
+  char *rbuf, *wbuf;
+  int c;
+
+  while ((c = getopt_long (argc, argv, "d:h", long_opts, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      depth = strtoul (optarg, NULL, 10);
+      if (depth < 1 || depth > 1024)
+        usage ();
+      break;
+    default:
+      usage ();
+    }
+  }
+  if (optind != argc - 1)
+    usage ();
+
+  reqs = read_requests (&n);
+  /* All reads share one buffer and all writes another: the data does
+   * not matter here, only which requests reach the server.
+   */
+  rbuf = malloc (MAX_LENGTH);
+  wbuf = malloc (MAX_LENGTH);
+  if (rbuf == NULL || wbuf == NULL) {
+    perror ("nbd-io: malloc");
+    exit (2);
+  }
+  memset (wbuf, 0x5a, MAX_LENGTH);
+
+  nbd = nbd_create ();
+  if (nbd == NULL || nbd_connect_uri (nbd, argv[optind]) == -1) {
+    fprintf (stderr, "nbd-io: %s\n", nbd_get_error ());
+    exit (1);
+  }
+
+  while (next < n || nbd_aio_in_flight (nbd) > 0) {
+    while (next < n && (unsigned) nbd_aio_in_flight (nbd) < depth) {
+      struct request *r = &reqs[next];
+      nbd_completion_callback cb = { .callback = done, .user_data = r };
+      int64_t cookie = -1;
+
+      if (r->op == 'p') {
+        if (nbd_aio_in_flight (nbd) > 0)
+          break;                /* drain first */
+        pause_at (r->path);
+        next++;
+        continue;
+      }
+      next++;
+      switch (r->op) {
+      case 'r':
+        cookie = nbd_aio_pread (nbd, rbuf, r->length, r->offset, cb, 0);
+        break;
+      case 'w':
+        cookie = nbd_aio_pwrite (nbd, wbuf, r->length, r->offset, cb, 0);
+        break;
+      case 'z':
+        cookie = nbd_aio_zero (nbd, r->length, r->offset, cb, 0);
+        break;
+      case 't':
+        cookie = nbd_aio_trim (nbd, r->length, r->offset, cb, 0);
+        break;
+      case 'f':
+        cookie = nbd_aio_flush (nbd, cb, 0);
+        break;
+      }
+      if (cookie == -1) {
+        fprintf (stderr, "nbd-io: %s\n", nbd_get_error ());
+        exit (1);
+      }
+    }
+    if (nbd_aio_in_flight (nbd) > 0 && nbd_poll (nbd, -1) == -1) {
+      fprintf (stderr, "nbd-io: %s\n", nbd_get_error ());
+      exit (1);
+    }
+  }
+
+  if (nbd_shutdown (nbd, 0) == -1) {
+    fprintf (stderr, "nbd-io: %s\n", nbd_get_error ());
+    exit (1);
+  }
+  nbd_close (nbd);
+  for (size_t i = 0; i < n; ++i)
+    free (reqs[i].path);
+  free (reqs);
+  free (rbuf);
+  free (wbuf);
+  return failures ? 1 : 0;
+}
