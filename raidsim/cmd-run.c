@@ -1,13 +1,16 @@
-/* raidsim run: simulate a fio job file against an array.
+/* raidsim run: simulate a fio job file or a benchmark preset against
+ * an array.
  *
  * Loads the array file (and the device and controller files it names),
- * loads the job file, runs the discrete-event simulation to the end of
- * every job and prints the figures.  The same seed gives byte-identical
- * output.
+ * the job file or the preset's jobs, runs the discrete-event simulation
+ * to the end of every job and prints the figures.  The same seed gives
+ * byte-identical output.
  *
  * Run:
  *   build/raidsim/raidsim run configs/arrays/raid0-2x-fixed.ini \
  *       --workload configs/workloads/randread-4k-qd8.fio --format json
+ *   build/raidsim/raidsim run configs/arrays/single-hdd-7200.ini \
+ *       --workload cdm3:50MB
  */
 
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include "raidsim/config.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
+#include "raidsim/preset.h"
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
@@ -30,22 +34,32 @@ static void
 usage (FILE *fp)
 {
   fprintf (fp,
-           "usage: %s ARRAY --workload JOB [--seed N] "
+           "usage: %s ARRAY --workload JOB|PRESET[:SPAN] [--seed N] "
            "[--format table|csv|json]\n"
+           "       %s --presets\n"
+           "       %s --print-jobs ARRAY --workload PRESET[:SPAN]\n"
            "\n"
-           "Simulate the fio job file JOB against the array described by\n"
-           "the array file ARRAY (see configs/arrays/) and print IOPS,\n"
-           "bandwidth, latency percentiles and per-member figures.\n"
+           "Simulate the fio job file JOB, or a benchmark preset, against\n"
+           "the array described by the array file ARRAY (see\n"
+           "configs/arrays/) and print IOPS, bandwidth, latency\n"
+           "percentiles and per-member figures.\n"
            "\n"
            "Options:\n"
            "  -w, --workload JOB   fio job file (the subset in\n"
-           "                       docs/config-reference.md)\n"
+           "                       docs/config-reference.md) or a preset\n"
+           "                       (docs/presets.md)\n"
+           "      --presets        list the presets\n"
+           "      --print-jobs     print the workload's jobs as a fio job\n"
+           "                       file for ARRAY, and run nothing\n"
            "  -s, --seed N         seed of every random choice (default 1);\n"
            "                       the same seed gives the same output\n"
            "  -f, --format FMT     table (default), csv or json (fio's field\n"
            "                       names)\n"
-           "  -h, --help           show this help\n",
-           CMD);
+           "  -h, --help           show this help\n"
+           "\n"
+           "Presets:\n",
+           CMD, CMD, CMD);
+  raidsim_preset_list (fp, false);
 }
 
 static int
@@ -71,6 +85,8 @@ cmd_run (int argc, char **argv)
     { "workload", required_argument, NULL, 'w' },
     { "seed", required_argument, NULL, 's' },
     { "format", required_argument, NULL, 'f' },
+    { "presets", no_argument, NULL, 'P' },
+    { "print-jobs", no_argument, NULL, 'J' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -80,6 +96,7 @@ cmd_run (int argc, char **argv)
   struct raidsim_array_config *ac = NULL;
   struct raidsim_jobfile *jf = NULL;
   struct raidsim_sim *s = NULL;
+  bool print_jobs = false;
   int c, ret = 1;
 
   optind = 1;
@@ -108,6 +125,12 @@ cmd_run (int argc, char **argv)
         return 1;
       }
       break;
+    case 'P':
+      raidsim_preset_list (stdout, false);
+      return 0;
+    case 'J':
+      print_jobs = true;
+      break;
     case 'h':
       usage (stdout);
       return 0;
@@ -122,16 +145,26 @@ cmd_run (int argc, char **argv)
     return 1;
   }
   if (workload == NULL) {
-    fprintf (stderr, "%s: --workload: missing; give a fio job file\n", CMD);
+    fprintf (stderr, "%s: --workload: missing; give a fio job file or a "
+             "preset (%s)\n", CMD, raidsim_preset_names ());
     return 1;
   }
 
   ac = raidsim_array_config_load (argv[optind]);
   if (ac == NULL)
     goto err;
-  jf = raidsim_jobfile_load (workload);
-  if (jf == NULL)
-    goto err;
+  jf = raidsim_workload_load (workload, raidsim_array_config_size (ac));
+  if (jf == NULL) {
+    fprintf (stderr, "%s: --workload: %s\n", CMD, raidsim_error ());
+    goto out;
+  }
+  if (print_jobs) {
+    printf ("; %s for %s (raidsim run --print-jobs)\n", workload,
+            argv[optind]);
+    raidsim_jobfile_write (stdout, jf);
+    ret = fflush (stdout) == EOF;
+    goto out;
+  }
   s = raidsim_sim_new (ac, jf, seed);
   if (s == NULL)
     goto err;

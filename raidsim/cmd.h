@@ -19,4 +19,13 @@ extern int cmd_run (int argc, char **argv);
 /* raidsim config: the config reference; check config files.  cmd-config.c */
 extern int cmd_config (int argc, char **argv);
 
+/* raidsim sweep: a workload over arrays and parameter values.  cmd-sweep.c */
+extern int cmd_sweep (int argc, char **argv);
+
+/* raidsim plot: draw a sweep with gnuplot.  cmd-plot.c */
+extern int cmd_plot (int argc, char **argv);
+
+/* raidsim demo, and raidsim with no arguments.  cmd-demo.c */
+extern int cmd_demo (int argc, char **argv);
+
 #endif /* RAIDSIM_CMD_H */

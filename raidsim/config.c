@@ -161,22 +161,32 @@ find_model (struct raidsim_ini *ini, unsigned sec, bool device)
   return ops;
 }
 
-/* Run a model's check () and put the key's line on its message. */
-static int
-model_check (struct raidsim_ini *ini, unsigned sec,
-             int (*check) (const void *), const void *params)
+/* Put the file and the line of the key a model's message starts with
+ * ("KEY: what is wrong") on the message; the section's line if the key
+ * has its default.
+ */
+static void
+blame_key (struct raidsim_ini *ini, unsigned sec)
 {
   char key[64];
   struct raidsim_ini_entry *e;
   size_t n;
 
-  if (check == NULL || check (params) == 0)
-    return 0;
   n = strcspn (raidsim_error (), ":");
   snprintf (key, sizeof key, "%.*s", (int) n, raidsim_error ());
   e = raidsim_ini_get (ini, sec, key);
   raidsim_set_error ("%s:%u: %s", ini->path,
                      e ? e->line : ini->sections[sec].line, raidsim_error ());
+}
+
+/* Run a model's check () and put the key's line on its message. */
+static int
+model_check (struct raidsim_ini *ini, unsigned sec,
+             int (*check) (const void *), const void *params)
+{
+  if (check == NULL || check (params) == 0)
+    return 0;
+  blame_key (ini, sec);
   return -1;
 }
 
@@ -222,6 +232,19 @@ raidsim_device_config_load (const char *path)
   }
   if (model_check (ini, sec, c->ops->check, c->params) == -1)
     goto err;
+  /* Some checks need the capacity too (a disk must hold two
+   * cylinders): build the device once, so that they are reported here,
+   * with the file and line, rather than when a run starts.
+   */
+  {
+    void *dev = c->ops->create (c->params, c->capacity);
+
+    if (dev == NULL) {
+      blame_key (ini, sec);
+      goto err;
+    }
+    c->ops->destroy (dev);
+  }
   raidsim_ini_free (ini);
   return c;
 
@@ -348,6 +371,23 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
   p->nmembers = ac->members;
   p->member_size = member_size;
   p->policy = ac->read_policy;
+}
+
+uint64_t
+raidsim_array_config_size (const struct raidsim_array_config *ac)
+{
+  uint64_t sizes[RAID_MAX_MEMBERS], size;
+  struct raidsim_array_params ap;
+  struct raidsim_array *a;
+
+  raidsim_array_config_params (ac, sizes, &ap);
+  a = raidsim_array_new (&ap);
+  /* A loaded config has been checked by the same call. */
+  if (a == NULL)
+    return 0;
+  size = raidsim_array_size (a);
+  raidsim_array_free (a);
+  return size;
 }
 
 struct raidsim_array_config *
@@ -568,7 +608,7 @@ raidsim_config_reference (FILE *fp, bool markdown)
            : "[device]  (configs/devices/)");
   raidsim_params_doc (fp, raidsim_device_common_params, markdown);
   for (d = raidsim_device_models; *d; ++d) {
-    char title[128];
+    char title[256];
 
     snprintf (title, sizeof title,
               markdown ? "`model = %s`: %s" : "model = %s: %s",
@@ -581,7 +621,7 @@ raidsim_config_reference (FILE *fp, bool markdown)
            : "[controller]  (configs/controllers/)");
   raidsim_params_doc (fp, raidsim_controller_common_params, markdown);
   for (c = raidsim_controller_models; *c; ++c) {
-    char title[128];
+    char title[256];
 
     snprintf (title, sizeof title,
               markdown ? "`model = %s`: %s" : "model = %s: %s",

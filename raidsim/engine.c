@@ -25,6 +25,8 @@ struct raidsim_engine {
   uint64_t fired;
   size_t n, capacity;
   struct entry *heap;
+  /* The event being fired, still at the root of the heap (see step). */
+  struct raidsim_event *firing;
 };
 
 struct raidsim_engine *
@@ -64,7 +66,10 @@ raidsim_engine_now (const struct raidsim_engine *e)
 size_t
 raidsim_engine_pending (const struct raidsim_engine *e)
 {
-  return e->n;
+  /* The event being fired keeps its entry until fire () returns, but it
+   * is not pending.
+   */
+  return e->n - (e->firing != NULL);
 }
 
 uint64_t
@@ -147,14 +152,36 @@ raidsim_engine_schedule (struct raidsim_engine *e, struct raidsim_event *ev,
 
   if (t < e->now)
     return -1;
-  if (ev->slot != 0)
-    remove_at (e, ev->slot - 1);
-  if (e->n >= e->capacity)
-    return -1;
   ev->time = t;
   x.time = t;
   x.seq = e->next_seq++;
   x.ev = ev;
+  /* Moving a scheduled event (a model's wake-up, most often) changes
+   * its entry in place and sifts it one way, rather than removing it
+   * and inserting it again.
+   */
+  if (ev->slot != 0) {
+    size_t i = ev->slot - 1;
+
+    e->heap[i] = x;
+    if (i > 0 && before (&x, &e->heap[(i - 1) / 2]))
+      sift_up (e, i);
+    else
+      sift_down (e, i);
+    return 0;
+  }
+  /* The event being fired schedules itself again, as most do: its new
+   * entry takes the root's place with one sift down, instead of one
+   * to remove the root and one to insert the entry.
+   */
+  if (ev == e->firing) {
+    e->firing = NULL;
+    e->heap[0] = x;
+    sift_down (e, 0);
+    return 0;
+  }
+  if (e->n >= e->capacity)
+    return -1;
   e->heap[e->n] = x;
   ev->slot = ++e->n;
   sift_up (e, e->n - 1);
@@ -177,13 +204,23 @@ raidsim_engine_step (struct raidsim_engine *e)
     return false;
   ev = e->heap[0].ev;
   e->now = e->heap[0].time;
-  remove_at (e, 0);
   e->fired++;
   /* The event is unscheduled before it fires, so fire () may schedule
    * it again, which is how periodic timers and multi-stage requests
-   * reuse one event.
+   * reuse one event.  Its entry stays at the root meanwhile: nothing
+   * scheduled during fire () can go above it (its time is now, its
+   * sequence number older than any new one), so if fire () schedules
+   * ev again the new entry simply replaces it (see schedule), and
+   * otherwise it is removed afterwards.
    */
+  ev->slot = 0;
+  e->firing = ev;
   ev->fire (e, ev);
+  if (e->firing == ev) {
+    e->firing = NULL;
+    ev->slot = 1;               /* so that remove_at clears it */
+    remove_at (e, 0);
+  }
   return true;
 }
 

@@ -64,12 +64,24 @@ const struct raidsim_param raidsim_fio_params[] = {
   { .name = "runtime", .type = RAIDSIM_PT_FIO_TIME, .offset = J (runtime),
     .def = "0", .min = 0,
     .help = "Stop issuing this long after ramp_time, if size or "
-    "number_ios has not stopped the thread first (no time_based: as in "
-    "fio, a thread that has done size bytes stops).  0: no limit." },
+    "number_ios has not stopped the thread first (without time_based, "
+    "as in fio, a thread that has done size bytes stops).  0: no "
+    "limit." },
   { .name = "ramp_time", .type = RAIDSIM_PT_FIO_TIME, .offset = J (ramp_time),
     .def = "0", .min = 0,
     .help = "Run this long before counting: I/Os issued earlier are left "
     "out of every figure and limit." },
+  { .name = "time_based", .type = RAIDSIM_PT_BOOL, .offset = J (time_based),
+    .def = "0",
+    .help = "A flag (a bare `time_based` sets it): run for the whole "
+    "runtime, going over the region again as often as it takes, instead "
+    "of stopping after size bytes.  Needs runtime." },
+  { .name = "stonewall", .type = RAIDSIM_PT_BOOL, .offset = J (stonewall),
+    .def = "0",
+    .help = "A flag: start this job only when every job before it has "
+    "finished, as fio does; the drives keep their state (caches, flash "
+    "wear) from one job to the next.  Times (ramp_time, runtime) count "
+    "from the job's own start.  In [global] it separates every job." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -159,6 +171,17 @@ raidsim_jobfile_load (const char *path)
                        path);
     goto err;
   }
+  for (i = 0; i < jf->njobs; ++i) {
+    const struct raidsim_job *j = &jf->jobs[i];
+
+    if (j->time_based && j->runtime == 0) {
+      raidsim_set_error ("%s:%u: time_based: needs runtime (fio would run "
+                         "forever)", path, j->opt_line[RAIDSIM_FIO_TIME_BASED]
+                         ? j->opt_line[RAIDSIM_FIO_TIME_BASED] : j->line);
+      goto err;
+    }
+  }
+  raidsim_jobfile_groups (jf);
   raidsim_ini_free (ini);
   return jf;
 
@@ -166,6 +189,19 @@ raidsim_jobfile_load (const char *path)
   raidsim_ini_free (ini);
   raidsim_jobfile_free (jf);
   return NULL;
+}
+
+void
+raidsim_jobfile_groups (struct raidsim_jobfile *jf)
+{
+  unsigned i, g = 0;
+
+  for (i = 0; i < jf->njobs; ++i) {
+    if (i > 0 && jf->jobs[i].stonewall)
+      g++;
+    jf->jobs[i].group = g;
+  }
+  jf->ngroups = jf->njobs ? g + 1 : 0;
 }
 
 /* The line to blame for an option: where it was set, or the job's

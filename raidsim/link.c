@@ -32,6 +32,12 @@ raidsim_link_time (const struct raidsim_link *l, uint64_t len)
 
   if (l->rate == 0)
     return 0;
+  /* 64-bit division when the product fits (any request under 18 GB):
+   * the same result as the 128-bit one, at a fraction of the cost, and
+   * this is on every transfer.
+   */
+  if (len <= (UINT64_MAX - l->rate) / RAIDSIM_NS_PER_S)
+    return (len * RAIDSIM_NS_PER_S + l->rate - 1) / l->rate;
   t = ((unsigned __int128) len * RAIDSIM_NS_PER_S + l->rate - 1) / l->rate;
   return (raidsim_ns) t;
 }
@@ -51,7 +57,11 @@ raidsim_links_transfer (struct raidsim_link *const *path, unsigned n,
     if (l == NULL || l->rate == 0)
       continue;
     lane = l->full_duplex ? dir : 0;
-    t = raidsim_link_time (l, len);
+    if (len != l->memo_len) {
+      l->memo_len = len;
+      l->memo_time = raidsim_link_time (l, len);
+    }
+    t = l->memo_time;
     start = l->free_at[lane] > now ? l->free_at[lane] : now;
     l->free_at[lane] = start + t;
     l->bytes[dir] += len;

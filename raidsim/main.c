@@ -1,6 +1,7 @@
 /* raidsim: the command-line entry point.  It only dispatches: each
  * subcommand lives in its own cmd-NAME.c and is listed once in the table
- * below, which also drives `raidsim help`.
+ * below, which also drives `raidsim help`.  With no arguments it runs
+ * the built-in demo.
  *
  * Run: build/raidsim/raidsim help
  */
@@ -26,7 +27,11 @@ struct command {
 static const struct command commands[] = {
   { "help", cmd_help, "list the commands, or show the help of one" },
   { "map",  cmd_map,  "show which member bytes hold a range of the array" },
-  { "run",  cmd_run,  "simulate a fio job file against an array" },
+  { "run",  cmd_run,  "simulate a fio job file or a preset against an array" },
+  { "sweep", cmd_sweep, "a workload over arrays and QDs, chunks, members "
+    "or levels" },
+  { "plot", cmd_plot, "draw a sweep as PNG or SVG (gnuplot)" },
+  { "demo", cmd_demo, "the built-in demo (also: no arguments)" },
   { "config", cmd_config, "config file reference; check config files" },
 };
 
@@ -52,11 +57,12 @@ usage (FILE *fp)
            "usage: %s COMMAND [ARGS...]\n"
            "       %s help COMMAND\n"
            "       %s --version\n"
+           "       %s                 (the built-in demo)\n"
            "\n"
            "Commands:\n",
-           PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME);
+           PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME);
   for (i = 0; i < NCOMMANDS; ++i)
-    fprintf (fp, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf (fp, "  %-7s %s\n", commands[i].name, commands[i].summary);
 }
 
 /* `raidsim help` lists the commands; `raidsim help CMD` runs
@@ -95,8 +101,9 @@ main (int argc, char **argv)
   const struct command *c;
 
   if (argc < 2) {
-    usage (stderr);
-    return 1;
+    char *demo_argv[] = { (char *) "demo", NULL };
+
+    return cmd_demo (1, demo_argv);
   }
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0) {
     usage (stdout);

@@ -13,6 +13,8 @@
 
 const struct raidsim_device_ops *const raidsim_device_models[] = {
   &raidsim_device_fixed,
+  &raidsim_device_hdd,
+  &raidsim_device_flash,
   NULL,
 };
 

@@ -123,6 +123,36 @@ parse_decimal_unit (const char *s, const struct unit *units, uint64_t *v)
   return 0;
 }
 
+/* "2.5": a decimal number in thousandths, rounded to the nearest. */
+static int
+parse_ratio (const char *s, uint64_t *v)
+{
+  unsigned __int128 ip = 0, frac = 0, scale = 1, r;
+
+  if (!isdigit ((unsigned char) *s))
+    return -1;
+  for (; isdigit ((unsigned char) *s); ++s) {
+    ip = ip * 10 + (*s - '0');
+    if (ip > UINT64_MAX / RAIDSIM_RATIO_ONE)
+      return -1;
+  }
+  if (*s == '.') {
+    ++s;
+    if (!isdigit ((unsigned char) *s))
+      return -1;
+    for (; isdigit ((unsigned char) *s); ++s)
+      if (scale < UINT64_C (1000000000000000000)) {
+        frac = frac * 10 + (*s - '0');
+        scale *= 10;
+      }
+  }
+  if (*s != '\0')
+    return -1;
+  r = ip * RAIDSIM_RATIO_ONE + (frac * RAIDSIM_RATIO_ONE + scale / 2) / scale;
+  *v = (uint64_t) r;
+  return 0;
+}
+
 /* fio's multiplier suffixes with kb_base=1024, its default: "k" and "kb"
  * are 1024 while "kib" is 1000, the reverse of IEC, which fio keeps for
  * old job files (fio's HOWTO, "Parameter types").  fio silently treats
@@ -244,6 +274,7 @@ is_numeric (enum raidsim_ptype t)
   switch (t) {
   case RAIDSIM_PT_UINT: case RAIDSIM_PT_SIZE: case RAIDSIM_PT_TIME:
   case RAIDSIM_PT_RATE: case RAIDSIM_PT_FIO_INT: case RAIDSIM_PT_FIO_TIME:
+  case RAIDSIM_PT_RATIO:
     return true;
   default:
     return false;
@@ -269,6 +300,7 @@ syntax_hint (enum raidsim_ptype t)
     return "an integer with an optional fio suffix (k, m, g, t, p)";
   case RAIDSIM_PT_FIO_TIME:
     return "an integer with an optional fio time unit (us, ms, s, m, h, d)";
+  case RAIDSIM_PT_RATIO: return "a decimal number such as 2.5";
   }
   return "?";
 }
@@ -294,6 +326,7 @@ raidsim_param_parse (const struct raidsim_param *p, const char *value,
     break;
   case RAIDSIM_PT_FIO_INT: r = parse_fio_int (value, &v); break;
   case RAIDSIM_PT_FIO_TIME: r = parse_fio_time (value, &v); break;
+  case RAIDSIM_PT_RATIO: r = parse_ratio (value, &v); break;
 
   case RAIDSIM_PT_BOOL:
     if (parse_bool (value, (bool *) field) == 0)
@@ -405,6 +438,23 @@ raidsim_param_format_value (enum raidsim_ptype t, uint64_t v,
     else
       snprintf (buf, len, "%" PRIu64 "ns", v);
     break;
+  case RAIDSIM_PT_RATIO: {
+    /* The shortest decimal that is exact: 2500 is "2.5". */
+    uint64_t f = v % RAIDSIM_RATIO_ONE;
+    int digits = 3;
+
+    if (f == 0) {
+      snprintf (buf, len, "%" PRIu64, v / RAIDSIM_RATIO_ONE);
+      break;
+    }
+    while (f % 10 == 0) {
+      f /= 10;
+      digits--;
+    }
+    snprintf (buf, len, "%" PRIu64 ".%0*" PRIu64, v / RAIDSIM_RATIO_ONE,
+              digits, f);
+    break;
+  }
   default:
     snprintf (buf, len, "%" PRIu64, v);
   }
@@ -845,7 +895,7 @@ raidsim_params_apply (struct raidsim_ini *ini, unsigned sec,
       return -1;
     }
     t--;                        /* the loop stepped past p's table */
-    if (e->value == NULL) {
+    if (e->value == NULL && p->type != RAIDSIM_PT_BOOL) {
       raidsim_set_error ("%s:%u: %s: needs a value (%s = VALUE)",
                          ini->path, e->line, e->key, e->key);
       return -1;
@@ -859,7 +909,9 @@ raidsim_params_apply (struct raidsim_ini *ini, unsigned sec,
                          ini->sections[sec].name, seen[t][k]);
       return -1;
     }
-    if (raidsim_param_parse (p, e->value, (char *) bases[t] + p->offset) == -1) {
+    /* A bare flag (fio's `time_based`) means true. */
+    if (raidsim_param_parse (p, e->value ? e->value : "1",
+                             (char *) bases[t] + p->offset) == -1) {
       raidsim_set_error ("%s:%u: %s", ini->path, e->line, raidsim_error ());
       return -1;
     }
@@ -906,6 +958,7 @@ type_doc (const struct raidsim_param *p, char *buf, size_t len)
   case RAIDSIM_PT_FIO_TIME:
     snprintf (buf, len, "fio time (default unit s)");
     break;
+  case RAIDSIM_PT_RATIO: snprintf (buf, len, "decimal number"); break;
   case RAIDSIM_PT_ENUM:
     n = snprintf (buf, len, "one of ");
     for (e = p->enums; e->name && n < len; ++e)

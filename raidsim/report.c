@@ -47,6 +47,43 @@ raidsim_result_bw (const struct raidsim_job_result *r, enum raidsim_dir dir)
   return t ? (double) r->dir[dir].bytes * 1e9 / t : 0;
 }
 
+/* The direction a job moves data in, for one-figure summaries. */
+static enum raidsim_dir
+job_dir (const struct raidsim_job *j)
+{
+  return j->rw == RAIDSIM_RW_WRITE || j->rw == RAIDSIM_RW_RANDWRITE
+    ? RAIDSIM_WRITE : RAIDSIM_READ;
+}
+
+unsigned
+raidsim_result_surface (const struct raidsim_sim *s, double *min,
+                        double *max, double *avg)
+{
+  const struct raidsim_jobfile *jf = raidsim_sim_jobfile (s);
+  unsigned i, n = 0;
+  double sum = 0;
+
+  *min = *max = *avg = 0;
+  if (jf->summary != RAIDSIM_SUMMARY_SURFACE)
+    return 0;
+  for (i = 0; i < raidsim_sim_njobs (s); ++i) {
+    const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+    double bw;
+
+    if (r->job->hidden)
+      continue;
+    bw = raidsim_result_bw (r, job_dir (r->job));
+    if (n == 0 || bw < *min)
+      *min = bw;
+    if (n == 0 || bw > *max)
+      *max = bw;
+    sum += bw;
+    n++;
+  }
+  *avg = n ? sum / n : 0;
+  return n;
+}
+
 /* Whether a job's figures for dir are worth printing. */
 static bool
 has_dir (const struct raidsim_job_result *r, enum raidsim_dir dir)
@@ -190,7 +227,8 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   json_object_object_add (root, "array", arr);
 
   for (i = 0; i < raidsim_sim_njobs (s); ++i)
-    json_object_array_add (jobs, job_object (raidsim_sim_job (s, i)));
+    if (!raidsim_sim_job (s, i)->job->hidden)
+      json_object_array_add (jobs, job_object (raidsim_sim_job (s, i)));
   json_object_object_add (root, "jobs", jobs);
 
   /* fio's disk_util names where they fit; util is a percentage there. */
@@ -243,6 +281,20 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   }
   json_object_object_add (root, "links", links);
 
+  {
+    double lo, hi, avg;
+    unsigned n = raidsim_result_surface (s, &lo, &hi, &avg);
+
+    if (n) {
+      json_object *o = json_object_new_object ();
+
+      json_object_object_add (o, "points", juint (n));
+      json_object_object_add (o, "min_bw_bytes", jdouble (lo));
+      json_object_object_add (o, "max_bw_bytes", jdouble (hi));
+      json_object_object_add (o, "avg_bw_bytes", jdouble (avg));
+      json_object_object_add (root, "surface", o);
+    }
+  }
   json_object_object_add (root, "window_start_ns", juint (w0));
   json_object_object_add (root, "window_end_ns", juint (w1));
   json_object_object_add (root, "events", juint (raidsim_sim_events (s)));
@@ -285,6 +337,8 @@ report_csv (FILE *fp, const struct raidsim_sim *s)
   for (i = 0; i < raidsim_sim_njobs (s); ++i) {
     const struct raidsim_job_result *r = raidsim_sim_job (s, i);
 
+    if (r->job->hidden)
+      continue;
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
       const struct raidsim_histogram *h = &r->dir[d].lat;
 
@@ -315,6 +369,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
   raidsim_ns w0, w1;
   char level[32], size[32], chunk[32];
   unsigned i, d;
+  bool scan;
 
   raidsim_sim_window (s, &w0, &w1);
   raidsim_param_format (&raidsim_array_params[0], &ac->level,
@@ -331,10 +386,38 @@ report_table (FILE *fp, const struct raidsim_sim *s)
   fprintf (fp, ", %s bytes, controller %s (seed %" PRIu64 ")\n",
            size, ac->ctl->model, raidsim_sim_seed (s));
 
-  for (i = 0; i < raidsim_sim_njobs (s); ++i) {
+  /* A surface scan is read as one figure, HD Tune's: min, max and
+   * average, then the rate at each point, start of the array first;
+   * the jobs one by one would be a hundred blocks of the same.
+   */
+  scan = raidsim_sim_jobfile (s)->summary == RAIDSIM_SUMMARY_SURFACE;
+  if (scan) {
+    double lo, hi, avg;
+    unsigned n = raidsim_result_surface (s, &lo, &hi, &avg), k = 0;
+
+    if (n) {
+      fprintf (fp, "\n%s: %u points, transfer rate MB/s: min %.1f, max "
+               "%.1f, average %.1f\n", raidsim_sim_jobfile (s)->path, n,
+               lo / 1e6, hi / 1e6, avg / 1e6);
+      for (i = 0; i < raidsim_sim_njobs (s); ++i) {
+        const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+
+        if (r->job->hidden)
+          continue;
+        fprintf (fp, "%s%7.1f", k % 10 ? "" : (k ? "\n  " : "  "),
+                 raidsim_result_bw (r, job_dir (r->job)) / 1e6);
+        k++;
+      }
+      fprintf (fp, "\n");
+    }
+  }
+
+  for (i = 0; !scan && i < raidsim_sim_njobs (s); ++i) {
     const struct raidsim_job_result *r = raidsim_sim_job (s, i);
     const struct raidsim_job *j = r->job;
 
+    if (j->hidden)
+      continue;
     fprintf (fp, "\njob %s: %s, bs %" PRIu64 ", iodepth %" PRIu64
              ", numjobs %" PRIu64 "; %.3f ms counted\n",
              j->name, raidsim_rw_name (j->rw), j->bs, j->iodepth, j->numjobs,

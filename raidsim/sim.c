@@ -30,9 +30,11 @@ struct hreq;
 /* A member command. */
 struct cmd {
   struct raidsim_io io;         /* what the models see */
-  struct raidsim_event ev;      /* end of a link transfer */
+  raidsim_ns moved;             /* when its data has crossed the links */
+  struct cmd *transit_next;     /* in its member's transit queue */
   struct raidsim_sim *sim;
-  struct hreq *parent;
+  struct hreq *parent;          /* NULL once acknowledged (acked) */
+  bool acked;                   /* the controller's cache acknowledged it */
   struct cmd *free_next;
 };
 
@@ -49,14 +51,30 @@ struct thread {
   struct raidsim_worker w;
   struct raidsim_job_result *res;
   unsigned inflight;
+  bool finished;                /* stopped issuing, nothing in flight */
 };
 
+/* Commands whose data is crossing the links, to or from one member.
+ * Transfers on one member's path in one direction end in the order they
+ * start (each link serves them in turn, and the end is the latest of
+ * non-decreasing link times), so a FIFO whose head the member's wake-up
+ * watches orders them exactly as one event each would, with a heap of
+ * one entry per member instead of one per command in flight.
+ */
+struct transit {
+  struct cmd *head, *tail;
+};
+
+/* A member: its device, its transit queues, and one wake-up for the
+ * earliest of the device's next () and the queues' heads.
+ */
 struct member {
   struct raidsim_sim *sim;
   const struct raidsim_device_ops *ops;
   void *dev;
   struct raidsim_event wake;
   bool in_wake;
+  struct transit transit[RAIDSIM_NDIRS];
   struct raidsim_link port;
   unsigned queue;               /* commands at the device */
   raidsim_ns last_change;
@@ -65,6 +83,7 @@ struct member {
 
 struct raidsim_sim {
   const struct raidsim_array_config *ac;
+  const struct raidsim_jobfile *jf;
   uint64_t seed;
   struct raidsim_engine *engine;
   struct raidsim_array *array;
@@ -84,6 +103,10 @@ struct raidsim_sim {
   unsigned nthreads;
   struct thread *threads;
 
+  /* Stonewall groups run one after another (fiojob.h). */
+  unsigned group;               /* the one running */
+  unsigned group_left;          /* its threads not yet finished */
+
   struct hreq *hreqs, *free_hreqs;
   struct cmd *cmds, *free_cmds;
 
@@ -96,9 +119,8 @@ struct raidsim_sim {
 
 static void ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
 static void dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
-static void write_arrived (struct raidsim_engine *e, struct raidsim_event *ev);
-static void read_delivered (struct raidsim_engine *e, struct raidsim_event *ev);
 static void issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now);
+static void start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now);
 
 static void
 schedule (struct raidsim_sim *s, struct raidsim_event *ev, raidsim_ns t)
@@ -127,11 +149,25 @@ rewake (struct raidsim_sim *s, struct raidsim_event *wake, raidsim_ns next,
     schedule (s, wake, next);
 }
 
+static void ctl_drain (struct raidsim_sim *s, raidsim_ns now);
+
+/* The controller has new input.  What it can hand out at once is
+ * handed out at once, rather than through an event at the same
+ * nanosecond: a host completion and the next request's issue are then
+ * one event fewer each, which is a quarter of the events of a run.
+ */
 static void
 ctl_kick (struct raidsim_sim *s, raidsim_ns now)
 {
-  if (!s->ctl_in_wake)
-    rewake (s, &s->ctl_wake, s->ctl_ops->next (s->ctl), now);
+  raidsim_ns next;
+
+  if (s->ctl_in_wake)
+    return;
+  next = s->ctl_ops->next (s->ctl);
+  if (next <= now)
+    ctl_drain (s, now);
+  else
+    rewake (s, &s->ctl_wake, next, now);
 }
 
 /* Members' queue figures: the area under "commands at the device" and
@@ -151,6 +187,21 @@ member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
   m->last_change = now;
 }
 
+/* When the member next has something to do: a completion or decision
+ * of its device, or data arriving across the links.
+ */
+static raidsim_ns
+member_next (const struct member *m)
+{
+  raidsim_ns t = m->ops->next (m->dev);
+  unsigned d;
+
+  for (d = 0; d < RAIDSIM_NDIRS; ++d)
+    if (m->transit[d].head && m->transit[d].head->moved < t)
+      t = m->transit[d].head->moved;
+  return t;
+}
+
 static void
 dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
@@ -166,7 +217,7 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   }
   m->ops->submit (m->dev, &c->io, now);
   if (!m->in_wake)
-    rewake (s, &m->wake, m->ops->next (m->dev), now);
+    rewake (s, &m->wake, member_next (m), now);
 }
 
 static unsigned
@@ -181,6 +232,26 @@ path_of (struct raidsim_sim *s, unsigned member, struct raidsim_link **path)
   return n;
 }
 
+/* c's data starts across the links of its member's path now. */
+static void
+transit_push (struct raidsim_sim *s, struct cmd *c, unsigned n,
+              struct raidsim_link **path, raidsim_ns now)
+{
+  struct member *m = &s->m[c->io.member];
+  struct transit *q = &m->transit[c->io.dir];
+
+  c->moved = raidsim_links_transfer (path, n, c->io.dir, c->io.len, now);
+  c->transit_next = NULL;
+  if (q->tail)
+    q->tail->transit_next = c;
+  else {
+    q->head = c;
+    if (!m->in_wake)
+      rewake (s, &m->wake, member_next (m), now);
+  }
+  q->tail = c;
+}
+
 /* The controller issued c: move a write's data to the member first. */
 static void
 cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
@@ -188,21 +259,10 @@ cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct raidsim_link *path[2];
   unsigned n = path_of (s, c->io.member, path);
 
-  if (c->io.dir == RAIDSIM_WRITE && n > 0) {
-    c->ev.fire = write_arrived;
-    schedule (s, &c->ev,
-              raidsim_links_transfer (path, n, RAIDSIM_WRITE, c->io.len, now));
-  }
+  if (c->io.dir == RAIDSIM_WRITE && n > 0)
+    transit_push (s, c, n, path, now);
   else
     dev_submit (s, c, now);
-}
-
-static void
-write_arrived (struct raidsim_engine *e, struct raidsim_event *ev)
-{
-  struct cmd *c = container_of (ev, struct cmd, ev);
-
-  dev_submit (c->sim, c, raidsim_engine_now (e));
 }
 
 static void
@@ -219,11 +279,8 @@ dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct raidsim_link *path[2];
   unsigned n = path_of (s, c->io.member, path);
 
-  if (c->io.dir == RAIDSIM_READ && n > 0) {
-    c->ev.fire = read_delivered;
-    schedule (s, &c->ev,
-              raidsim_links_transfer (path, n, RAIDSIM_READ, c->io.len, now));
-  }
+  if (c->io.dir == RAIDSIM_READ && n > 0)
+    transit_push (s, c, n, path, now);
   else
     member_finished (s, c, now);
 }
@@ -248,7 +305,11 @@ host_done (struct raidsim_sim *s, struct hreq *h, raidsim_ns now)
   issue (s, t, now);
 }
 
-/* The controller delivered c's completion to the RAID layer. */
+/* The controller delivered c's completion to the RAID layer.  For a
+ * write its cache acknowledged earlier, the host request is long done:
+ * the command is only recycled (and the RAID layer's count of commands
+ * at the member goes down now, when the member really has it).
+ */
 static void
 cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
@@ -258,17 +319,30 @@ cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   raidsim_array_cmd_done (s->array, &mc);
   c->free_next = s->free_cmds;
   s->free_cmds = c;
+  if (c->acked)
+    return;
+  if (--h->pending == 0)
+    host_done (s, h, now);
+}
+
+/* The controller's cache took c: as far as the host knows, it is done. */
+static void
+cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
+{
+  struct hreq *h = c->parent;
+
+  c->acked = true;
+  c->parent = NULL;
   if (--h->pending == 0)
     host_done (s, h, now);
 }
 
 /* ---- events ---- */
 
+/* Hand out everything the controller has due by now. */
 static void
-ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+ctl_drain (struct raidsim_sim *s, raidsim_ns now)
 {
-  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, ctl_wake);
-  raidsim_ns now = raidsim_engine_now (e);
   enum raidsim_ctl_out what;
   struct raidsim_io *io;
 
@@ -278,6 +352,8 @@ ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 
     if (what == RAIDSIM_CTL_ISSUE)
       cmd_issued (s, c, now);
+    else if (what == RAIDSIM_CTL_ACK)
+      cmd_acked (s, c, now);
     else
       cmd_complete (s, c, now);
   }
@@ -286,29 +362,55 @@ ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 }
 
 static void
+ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  ctl_drain (container_of (ev, struct raidsim_sim, ctl_wake),
+             raidsim_engine_now (e));
+}
+
+/* The head of a transit queue, if its data has arrived by now. */
+static struct cmd *
+transit_pop (struct transit *q, raidsim_ns now)
+{
+  struct cmd *c = q->head;
+
+  if (c == NULL || c->moved > now)
+    return NULL;
+  q->head = c->transit_next;
+  if (q->head == NULL)
+    q->tail = NULL;
+  return c;
+}
+
+/* Everything due at the member by now: writes whose data has arrived go
+ * to the device, the device hands back what it has finished, reads whose
+ * data has reached the host are done.  Until nothing is left, since one
+ * can make another due at the same instant.
+ */
+static void
 dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 {
   struct member *m = container_of (ev, struct member, wake);
   struct raidsim_sim *s = m->sim;
-  raidsim_ns now = raidsim_engine_now (e);
-  struct raidsim_io *io;
+  raidsim_ns now = raidsim_engine_now (e), next;
 
   m->in_wake = true;
-  while ((io = m->ops->reap (m->dev, now)) != NULL) {
-    member_account (s, m, now);
-    m->queue--;
-    dev_done (s, container_of (io, struct cmd, io), now);
-  }
+  do {
+    struct raidsim_io *io;
+    struct cmd *c;
+
+    while ((c = transit_pop (&m->transit[RAIDSIM_WRITE], now)) != NULL)
+      dev_submit (s, c, now);
+    while ((io = m->ops->reap (m->dev, now)) != NULL) {
+      member_account (s, m, now);
+      m->queue--;
+      dev_done (s, container_of (io, struct cmd, io), now);
+    }
+    while ((c = transit_pop (&m->transit[RAIDSIM_READ], now)) != NULL)
+      member_finished (s, c, now);
+  } while ((next = member_next (m)) <= now);
   m->in_wake = false;
-  rewake (s, &m->wake, m->ops->next (m->dev), now);
-}
-
-static void
-read_delivered (struct raidsim_engine *e, struct raidsim_event *ev)
-{
-  struct cmd *c = container_of (ev, struct cmd, ev);
-
-  member_finished (c->sim, c, raidsim_engine_now (e));
+  rewake (s, &m->wake, next, now);
 }
 
 static void
@@ -343,6 +445,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   }
   s->free_cmds = c->free_next;
   c->parent = ctx->h;
+  c->acked = false;
   c->io.dir = ctx->h->req.dir;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
@@ -350,6 +453,17 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   ctx->h->pending++;
   s->ctl_ops->submit (s->ctl, &c->io, ctx->now);
   return 0;
+}
+
+/* A thread has stopped and its last request is done; the last thread
+ * of a group to finish starts the next group.
+ */
+static void
+thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
+{
+  t->finished = true;
+  if (--s->group_left == 0 && s->group + 1 < s->jf->ngroups)
+    start_group (s, s->group + 1, now);
 }
 
 /* Top the thread up to iodepth requests in flight. */
@@ -365,8 +479,11 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
      */
     if (h == NULL)
       abort ();
-    if (!raidsim_worker_next (&t->w, now, &h->req))
+    if (!raidsim_worker_next (&t->w, now, &h->req)) {
+      if (t->inflight == 0 && !t->finished)
+        thread_finished (s, t, now);
       return;
+    }
     s->free_hreqs = h->free_next;
     h->thr = t;
     h->issued = now;
@@ -381,7 +498,41 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   }
 }
 
+/* Start every thread of stonewall group g at now: its times (ramp_time,
+ * runtime) and its figures count from here.
+ */
+static void
+start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
+{
+  unsigned i;
+
+  s->group = g;
+  s->group_left = 0;
+  for (i = 0; i < s->nthreads; ++i)
+    if (s->threads[i].w.job->group == g) {
+      struct raidsim_job_result *r = s->threads[i].res;
+
+      s->group_left++;
+      s->threads[i].w.t0 = now;
+      r->start = r->end = now + r->job->ramp_time;
+    }
+  for (i = 0; i < s->nthreads; ++i)
+    if (s->threads[i].w.job->group == g)
+      issue (s, &s->threads[i], now);
+}
+
 /* ---- set-up ---- */
+
+static uint64_t
+gcd64 (uint64_t a, uint64_t b)
+{
+  while (b) {
+    uint64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
 
 void
 raidsim_sim_free (struct raidsim_sim *s)
@@ -411,13 +562,14 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   struct raidsim_sim *s;
   uint64_t sizes[RAID_MAX_MEMBERS];
   struct raidsim_array_params ap;
-  uint64_t nhreqs = 0, ncmds = 0;
+  uint64_t nhreqs = 0, ncmds = 0, min_len = 0;
   unsigned i, j, k;
 
   s = calloc (1, sizeof *s);
   if (s == NULL)
     goto nomem;
   s->ac = ac;
+  s->jf = jf;
   s->seed = seed;
   s->nmembers = ac->members;
 
@@ -447,8 +599,37 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
       goto err;
     }
     s->nthreads += job->numjobs;
-    if (job->ramp_time > s->window_start)
+    /* Member and link figures are counted from the end of the first
+     * group's ramp: later groups start at times not known yet.
+     */
+    if (job->group == 0 && job->ramp_time > s->window_start)
       s->window_start = job->ramp_time;
+    /* No member command is shorter than this: pieces end at request
+     * and chunk boundaries, both multiples of it.
+     */
+    {
+      uint64_t g = gcd64 (job->bs, job->offset);
+
+      if (ac->level != RAIDSIM_LEVEL_SINGLE)
+        g = gcd64 (g, ac->chunk);
+      min_len = min_len ? gcd64 (min_len, g) : g;
+    }
+  }
+
+  /* Writes a controller's cache has acknowledged stay in the pool until
+   * they are flushed.
+   */
+  if (ac->ctl->ops->max_held) {
+    uint64_t held = ac->ctl->ops->max_held (ac->ctl->params, min_len);
+
+    if (ncmds + held > MAX_CMDS) {
+      raidsim_set_error ("%s: cache_size: the cache could hold more than "
+                         "%" PRIu64 " commands of %" PRIu64 " bytes; use a "
+                         "smaller cache or larger blocks",
+                         ac->ctl->path, MAX_CMDS, min_len);
+      goto err;
+    }
+    ncmds += held;
   }
 
   s->njobs = jf->njobs;
@@ -463,14 +644,13 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->free_hreqs = &s->hreqs[i];
   }
   for (i = 0; i < ncmds; ++i) {
-    raidsim_event_init (&s->cmds[i].ev, write_arrived);
     s->cmds[i].sim = s;
     s->cmds[i].free_next = s->free_cmds;
     s->free_cmds = &s->cmds[i];
   }
 
-  /* One event per command, a wake-up per model, the window. */
-  s->engine = raidsim_engine_new (ncmds + s->nmembers + 2);
+  /* A wake-up per model, the window. */
+  s->engine = raidsim_engine_new (s->nmembers + 2);
   if (s->engine == NULL)
     goto nomem;
 
@@ -480,7 +660,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
     raidsim_job_region (jf, job, s->array_size, &start, &nblocks);
     s->jobs[j].job = job;
-    s->jobs[j].start = job->ramp_time;
+    s->jobs[j].start = job->ramp_time;  /* moved when its group starts */
     s->jobs[j].end = job->ramp_time;
     for (i = 0; i < RAIDSIM_NDIRS; ++i)
       raidsim_hist_init (&s->jobs[j].dir[i].lat);
@@ -497,7 +677,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
     m->sim = s;
     m->ops = dc->ops;
-    m->dev = dc->ops->create (dc->params);
+    m->dev = dc->ops->create (dc->params, dc->capacity);
     if (m->dev == NULL)
       goto err;
     raidsim_event_init (&m->wake, dev_wake_fire);
@@ -535,8 +715,7 @@ raidsim_sim_run (struct raidsim_sim *s)
   s->ran = true;
   if (s->window_start > 0)
     schedule (s, &s->window_ev, s->window_start);
-  for (i = 0; i < s->nthreads; ++i)
-    issue (s, &s->threads[i], 0);
+  start_group (s, 0, 0);
   raidsim_engine_run (s->engine);
   s->end = raidsim_engine_now (s->engine);
   if (s->end < s->window_start)
@@ -547,6 +726,12 @@ raidsim_sim_run (struct raidsim_sim *s)
 }
 
 /* ---- results ---- */
+
+const struct raidsim_jobfile *
+raidsim_sim_jobfile (const struct raidsim_sim *s)
+{
+  return s->jf;
+}
 
 uint64_t
 raidsim_sim_seed (const struct raidsim_sim *s)

@@ -54,11 +54,11 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
 
   if (w->stopped)
     return false;
-  req->measured = now >= j->ramp_time;
+  req->measured = now >= w->t0 + j->ramp_time;
   if (req->measured) {
-    if ((j->runtime && now - j->ramp_time >= j->runtime) ||
+    if ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
         (j->number_ios && w->ios >= j->number_ios) ||
-        w->bytes >= w->nblocks * j->bs) {
+        (!j->time_based && w->bytes >= w->nblocks * j->bs)) {
       w->stopped = true;
       return false;
     }

@@ -216,10 +216,13 @@ START_TEST (fio_errors)
                 "direct: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   /* A fio flag without a value is an option too. */
-  p = sim_test_file ("j.fio", "[job1]\nruntime=10\ntime_based\n");
+  p = sim_test_file ("j.fio", "[job1]\nruntime=10\nnorandommap\n");
   expect_error (raidsim_jobfile_load, p, 3,
-                "time_based: fio option not in raidsim's subset "
+                "norandommap: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
+  p = sim_test_file ("j.fio", "[job1]\ntime_based\n");
+  expect_error (raidsim_jobfile_load, p, 2,
+                "time_based: needs runtime (fio would run forever)");
   p = sim_test_file ("j.fio", "[job1]\nbs\n");
   expect_error (raidsim_jobfile_load, p, 2, "bs: needs a value (bs = VALUE)");
   p = sim_test_file ("j.fio", "rw=read\n[job1]\n");

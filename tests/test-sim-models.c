@@ -68,7 +68,7 @@ START_TEST (fixed_by_hand)
   ck_assert_ptr_nonnull (ops);
   ck_assert_int_eq (ops->version, RAIDSIM_DEVICE_OPS_VERSION);
   params = model_params (ops->params, ops->params_size, kv);
-  dev = ops->create (params);
+  dev = ops->create (params, UINT64_C (1) << 40);
   ck_assert_ptr_nonnull (dev);
   ck_assert_uint_eq (ops->next (dev), RAIDSIM_NEVER);
   ck_assert_ptr_null (ops->reap (dev, 0));
@@ -117,7 +117,7 @@ START_TEST (fixed_closed_loop_by_hand)
   unsigned qd;
 
   for (qd = 1; qd <= 8; ++qd) {
-    void *dev = ops->create (params);
+    void *dev = ops->create (params, UINT64_C (1) << 40);
     struct raidsim_io io[8];
     const unsigned total = 840;     /* a multiple of 1..8 */
     unsigned issued = 0, completed = 0, i;
@@ -153,7 +153,7 @@ START_TEST (fixed_write_latency)
   static const char *const kv[] = { "latency", "100us", "write_latency",
                                     "300us", NULL };
   void *params = model_params (ops->params, ops->params_size, kv);
-  void *dev = ops->create (params);
+  void *dev = ops->create (params, UINT64_C (1) << 40);
   struct raidsim_io w = { .dir = RAIDSIM_WRITE }, r = { .dir = RAIDSIM_READ };
 
   ck_assert_uint_eq (ops->submit (dev, &w, 0), 300 * US);

@@ -86,6 +86,10 @@ extern void raidsim_array_config_params (const struct raidsim_array_config *ac,
                                          uint64_t *member_size,
                                          struct raidsim_array_params *p);
 
+/* The array's usable size in bytes, from the shared geometry. */
+extern uint64_t
+raidsim_array_config_size (const struct raidsim_array_config *ac);
+
 /* Print the effective settings, defaults included, in file syntax. */
 extern void raidsim_array_config_print (FILE *fp,
                                         const struct raidsim_array_config *ac);

@@ -14,30 +14,41 @@
  *                             something to hand out, or RAIDSIM_NEVER;
  *   reap (c, now, &what)      hand out one io that is due by now, with
  *                             what = RAIDSIM_CTL_ISSUE (send it to its
- *                             member now) or RAIDSIM_CTL_COMPLETE (tell
- *                             the RAID layer it is done), or NULL.
+ *                             member now), RAIDSIM_CTL_COMPLETE (tell
+ *                             the RAID layer it is done) or
+ *                             RAIDSIM_CTL_ACK (see below), or NULL.
  *
  * The same calling rules as for devices apply: non-decreasing now, and
  * reap called once next () is reached.  An io goes submit -> reap
  * (ISSUE) -> member_done -> reap (COMPLETE).  The links the data
  * crosses are not the controller's business: the driver moves the data
  * between ISSUE and member_done (link.h).
+ *
+ * A controller with a write-back cache acknowledges a write before its
+ * member has it: reap hands the io out with RAIDSIM_CTL_ACK, and the
+ * driver tells the RAID layer that this command is done, but keeps the
+ * io, which the controller still holds: it goes on through ISSUE,
+ * member_done and COMPLETE as any other, and at COMPLETE the driver
+ * only recycles it.  So the driver can size its pools, max_held says
+ * how many acknowledged commands the controller may hold at once.
  */
 #ifndef RAIDSIM_CONTROLLER_H
 #define RAIDSIM_CONTROLLER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "raidsim/engine.h"
 #include "raidsim/io.h"
 #include "raidsim/param.h"
 
 /* Bump when struct raidsim_controller_ops or the calling rules change. */
-#define RAIDSIM_CONTROLLER_OPS_VERSION 1
+#define RAIDSIM_CONTROLLER_OPS_VERSION 2
 
 enum raidsim_ctl_out {
   RAIDSIM_CTL_ISSUE,
   RAIDSIM_CTL_COMPLETE,
+  RAIDSIM_CTL_ACK,              /* interface version 2 */
 };
 
 struct raidsim_controller_ops {
@@ -47,6 +58,12 @@ struct raidsim_controller_ops {
   const struct raidsim_param *params;
   size_t params_size;
   int (*check) (const void *params); /* may be NULL; see device.h */
+
+  /* The most commands the controller may hold after acknowledging
+   * them (RAIDSIM_CTL_ACK), when no member command is shorter than
+   * min_len bytes.  May be NULL: none.
+   */
+  uint64_t (*max_held) (const void *params, uint64_t min_len);
 
   void *(*create) (const void *params, unsigned nmembers);
   void (*destroy) (void *c);

@@ -7,15 +7,19 @@
  *
  *   submit (dev, io, now)   a request arrives at time now;
  *   next (dev)              the earliest time at which the model has a
- *                           completion to hand back (RAIDSIM_NEVER if
- *                           none);
+ *                           completion to hand back, or a decision to
+ *                           take (RAIDSIM_NEVER if neither);
  *   reap (dev, now)         hand back one request completed at or
  *                           before now, or NULL.
  *
  * The caller must call with non-decreasing values of now, and must call
  * reap no later than next () says (calling it later is allowed: the
  * requests are simply handed back late, and a model's internal decisions
- * are taken as of next (), not of the late now).
+ * are taken as of next (), not of the late now).  A reap at next () may
+ * return NULL: a model that reorders requests, such as a disk choosing
+ * the command with the shortest positioning time, can only choose when
+ * its mechanism comes free, so next () is also the time of such a
+ * choice; the caller simply asks next () again.
  *
  * Two drivers use this interface:
  *
@@ -28,10 +32,10 @@
  *     until another request arrives, and then calls reap with the clock.
  *
  * submit also returns the io's completion time when the model can fix it
- * at submission, which every model of this version can (they serve
- * requests in arrival order).  A model that reorders requests, such as a
- * disk with NCQ, returns RAIDSIM_NEVER there and fixes the time later;
- * drivers that rely on next () and reap () work with both kinds.
+ * at submission (fixed and flash can: they serve requests in arrival
+ * order).  A model that reorders requests, such as the hdd with NCQ,
+ * returns RAIDSIM_NEVER there and fixes the time later; drivers that
+ * rely on next () and reap () work with both kinds.
  *
  * Models are looked up by name in a registry (models.c) and configured
  * from a [device] section through their parameter table.  The ops
@@ -42,13 +46,16 @@
 #define RAIDSIM_DEVICE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "raidsim/engine.h"
 #include "raidsim/io.h"
 #include "raidsim/param.h"
 
-/* Bump when struct raidsim_device_ops or the calling rules change. */
-#define RAIDSIM_DEVICE_OPS_VERSION 1
+/* Bump when struct raidsim_device_ops or the calling rules change.
+ * 2: create takes the capacity; next () may be a decision time.
+ */
+#define RAIDSIM_DEVICE_OPS_VERSION 2
 
 struct raidsim_device_ops {
   int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */
@@ -67,10 +74,11 @@ struct raidsim_device_ops {
    */
   int (*check) (const void *params);
 
-  /* A new device in its idle state at time 0, with its own copy of
-   * params.  NULL on failure, with raidsim_error () set.
+  /* A new device of capacity bytes (the [device] capacity key) in its
+   * idle state at time 0, with its own copy of params.  NULL on
+   * failure, with raidsim_error () set to "KEY: what is wrong".
    */
-  void *(*create) (const void *params);
+  void *(*create) (const void *params, uint64_t capacity);
   void (*destroy) (void *dev);
 
   raidsim_ns (*submit) (void *dev, struct raidsim_io *io, raidsim_ns now);
@@ -85,5 +93,7 @@ extern const struct raidsim_device_ops *raidsim_device_find (const char *name);
 
 /* Each model's ops, one file each under raidsim/devices/. */
 extern const struct raidsim_device_ops raidsim_device_fixed;
+extern const struct raidsim_device_ops raidsim_device_hdd;
+extern const struct raidsim_device_ops raidsim_device_flash;
 
 #endif /* RAIDSIM_DEVICE_H */

@@ -34,6 +34,7 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_RW, RAIDSIM_FIO_BS, RAIDSIM_FIO_IODEPTH, RAIDSIM_FIO_NUMJOBS,
   RAIDSIM_FIO_SIZE, RAIDSIM_FIO_OFFSET, RAIDSIM_FIO_RWMIXREAD,
   RAIDSIM_FIO_NUMBER_IOS, RAIDSIM_FIO_RUNTIME, RAIDSIM_FIO_RAMP_TIME,
+  RAIDSIM_FIO_TIME_BASED, RAIDSIM_FIO_STONEWALL,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -50,13 +51,30 @@ struct raidsim_job {
   uint64_t number_ios;          /* per thread; 0: no limit */
   uint64_t runtime;             /* ns after ramp_time; 0: no limit */
   uint64_t ramp_time;           /* ns */
+  bool time_based;              /* keep going until runtime, over and over */
+  bool stonewall;               /* wait for the jobs before to finish */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
+
+  /* Not fio options: set by the preset expander (preset.c). */
+  bool hidden;                  /* run it, leave it out of the reports */
+  unsigned group;               /* stonewall group, from 0, in file order */
+};
+
+/* How a report sums up the jobs of a workload, beyond one entry per
+ * job: set by presets that are reported as one figure (HD Tune's
+ * surface scan reports min, max and average over its sample points).
+ */
+enum raidsim_summary {
+  RAIDSIM_SUMMARY_NONE,
+  RAIDSIM_SUMMARY_SURFACE,
 };
 
 struct raidsim_jobfile {
-  char path[RAIDSIM_STR_MAX];
+  char path[RAIDSIM_STR_MAX];   /* or "preset:NAME" */
   unsigned njobs;
   struct raidsim_job *jobs;
+  unsigned ngroups;             /* stonewall groups: jobs[].group < ngroups */
+  int summary;                  /* enum raidsim_summary */
 };
 
 extern const struct raidsim_param raidsim_fio_params[];
@@ -73,6 +91,12 @@ extern int raidsim_job_region (const struct raidsim_jobfile *jf,
                                const struct raidsim_job *j,
                                uint64_t array_size,
                                uint64_t *start, uint64_t *nblocks);
+
+/* Number the stonewall groups of jf's jobs (jobs[].group, ngroups), as
+ * fio does: a job with stonewall starts a new group.  The loader calls
+ * it; so must whoever builds a jobfile by hand.
+ */
+extern void raidsim_jobfile_groups (struct raidsim_jobfile *jf);
 
 extern bool raidsim_rw_is_random (int rw);
 extern const char *raidsim_rw_name (int rw);

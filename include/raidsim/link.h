@@ -38,6 +38,11 @@ struct raidsim_link {
   /* Statistics from raidsim_link_reset_stats on. */
   uint64_t bytes[RAIDSIM_NDIRS];
   raidsim_ns busy[RAIDSIM_NDIRS];
+  /* The last transfer time worked out: runs move one size over and
+   * over, and a division per transfer is a measurable part of a run.
+   */
+  uint64_t memo_len;
+  raidsim_ns memo_time;
 };
 
 extern void raidsim_link_init (struct raidsim_link *l, const char *name,

@@ -55,7 +55,13 @@ enum raidsim_ptype {
    * optional unit us/usec, ms/msec, s, m, h, d; seconds if none.
    */
   RAIDSIM_PT_FIO_TIME,
+  /* uint64_t thousandths: a decimal number without a unit ("2.5"), for
+   * factors such as a write amplification; stored as 2500.
+   */
+  RAIDSIM_PT_RATIO,
 };
+
+#define RAIDSIM_RATIO_ONE 1000
 
 struct raidsim_enum {
   const char *name;

@@ -32,4 +32,13 @@ extern double raidsim_result_iops (const struct raidsim_job_result *r,
 extern double raidsim_result_bw (const struct raidsim_job_result *r,
                                  enum raidsim_dir dir); /* bytes/s */
 
+/* A surface scan's figures (a workload whose summary is
+ * RAIDSIM_SUMMARY_SURFACE, as HD Tune reports it): the transfer rate of
+ * each sample point, bytes/s, and their minimum, maximum and mean.
+ * Returns the number of points (0 if the workload is not a scan).
+ */
+extern unsigned raidsim_result_surface (const struct raidsim_sim *s,
+                                        double *min, double *max,
+                                        double *avg);
+
 #endif /* RAIDSIM_REPORT_H */

@@ -7,17 +7,21 @@
  * its stage ends and scheduling an engine event for that moment:
  *
  *   worker -> RAID layer (array.c: split, read policy)
- *          -> controller (submit ... reap ISSUE)
+ *          -> controller (submit ... reap ISSUE, or ACK from its cache)
  *          -> [write: links] -> device (submit ... reap)
  *          -> [read: links]  -> controller (member_done ... reap COMPLETE)
  *          -> RAID layer (last command of the request?) -> worker
  *
  * Memory is fixed when the run is set up: host requests and member
  * commands come from pools sized by iodepth × numjobs and the most
- * commands one request can split into, and the engine's heap holds one
- * event per member command plus one wake-up per model.  Statistics are
- * counters and constant-size histograms.  So memory does not grow with
- * the number of I/Os simulated.
+ * commands one request can split into (plus what a controller's cache
+ * may hold), and the engine's heap holds one wake-up per model and, per
+ * member and direction, one event for the commands whose data is on the
+ * links.  Statistics are counters and constant-size histograms.  So
+ * memory does not grow with the number of I/Os simulated.
+ *
+ * Jobs run together, except that a stonewall group starts when the one
+ * before has finished (fiojob.h).
  */
 #ifndef RAIDSIM_SIM_H
 #define RAIDSIM_SIM_H
@@ -37,7 +41,7 @@ struct raidsim_dir_result {
 
 struct raidsim_job_result {
   const struct raidsim_job *job;
-  raidsim_ns start;             /* ramp_time: counting starts */
+  raidsim_ns start;             /* its start + ramp_time: counting starts */
   raidsim_ns end;               /* last counted completion */
   struct raidsim_dir_result dir[RAIDSIM_NDIRS];
 };
@@ -52,8 +56,8 @@ struct raidsim_member_result {
 
 struct raidsim_sim;
 
-/* Set up a run; seed fixes every random choice.  NULL with
- * raidsim_error () set.
+/* Set up a run; seed fixes every random choice.  ac and jf must outlive
+ * the run and its reports.  NULL with raidsim_error () set.
  */
 extern struct raidsim_sim *raidsim_sim_new (const struct raidsim_array_config *ac,
                                             const struct raidsim_jobfile *jf,
@@ -66,6 +70,8 @@ extern void raidsim_sim_free (struct raidsim_sim *s);
 extern int raidsim_sim_run (struct raidsim_sim *s);
 
 extern uint64_t raidsim_sim_seed (const struct raidsim_sim *s);
+extern const struct raidsim_jobfile *
+raidsim_sim_jobfile (const struct raidsim_sim *s);
 extern const struct raidsim_array_config *
 raidsim_sim_array (const struct raidsim_sim *s);
 extern uint64_t raidsim_sim_array_size (const struct raidsim_sim *s);
@@ -82,7 +88,8 @@ extern unsigned raidsim_sim_nlinks (const struct raidsim_sim *s);
 extern const struct raidsim_link *raidsim_sim_link (const struct raidsim_sim *s,
                                                     unsigned i);
 /* The span member and link figures are taken over: from the latest
- * ramp_time of any job to the end of the run.
+ * ramp_time of the jobs that start first (the first stonewall group) to
+ * the end of the run.
  */
 extern void raidsim_sim_window (const struct raidsim_sim *s,
                                 raidsim_ns *start, raidsim_ns *end);

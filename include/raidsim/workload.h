@@ -13,9 +13,12 @@
  *     seeded pseudo-random order (fio's default random map; the order
  *     itself differs from fio's);
  *   - rwmixread picks each I/O's direction at random;
- *   - a thread stops issuing when it has issued size bytes or number_ios
- *     I/Os since ramp_time, or when runtime has passed since ramp_time;
- *   - I/Os issued before ramp_time count towards nothing.
+ *   - a thread stops issuing when it has issued size bytes (unless
+ *     time_based) or number_ios I/Os since ramp_time, or when runtime has
+ *     passed since ramp_time;
+ *   - I/Os issued before ramp_time count towards nothing;
+ *   - times count from the thread's start, t0, which is later than 0 for
+ *     a job after a stonewall.
  */
 #ifndef RAIDSIM_WORKLOAD_H
 #define RAIDSIM_WORKLOAD_H
@@ -42,6 +45,7 @@ struct raidsim_worker {
   struct raidsim_perm perm;     /* random block order */
   uint64_t seq_block[RAIDSIM_NDIRS]; /* next block, sequential jobs */
   uint64_t ios, bytes;          /* issued since ramp_time */
+  raidsim_ns t0;                /* when the thread started; 0 by default */
   bool stopped;
 };
 

@@ -19,8 +19,25 @@
  *    the mechanism that fits VROC's low-QD penalty.  Coalescing is off
  *    when coalesce_count is 1 or coalesce_timer is 0.
  *
- * TODO: an optional write-back cache (size, flush policy), which issue 4
- * lists for this model, is not implemented yet.
+ * 4. Write-back cache (off by default).  With `cache_size` > 0 a write
+ *    that finds room in the cache is acknowledged to the RAID layer as
+ *    soon as its overhead is paid (RAIDSIM_CTL_ACK), and the controller
+ *    writes it to its member later, by `cache_flush`:
+ *      immediate  at once, in the background: the cache hides the
+ *                 members' write latency until it fills, and then
+ *                 writes go at the members' pace (a battery-backed RAID
+ *                 card, or Intel RST's volume write-back cache);
+ *      watermark  only while more than `cache_high` percent of the
+ *                 cache is waiting to be written, oldest first: bursts
+ *                 smaller than that never reach the members during the
+ *                 burst.
+ *    A write that finds the cache full waits, in order, until flushes
+ *    have made room.  The cache holds at most MAX_CACHED commands
+ *    whatever their size.  Reads are not served from the cache (a read
+ *    of data still waiting to be flushed goes to the member), and
+ *    overwrites are not merged: both would need an index of the cached
+ *    ranges, and the published figures this model is for are of
+ *    streaming and random writes, where neither happens much.
  */
 
 #include <stdbool.h>
@@ -36,7 +53,29 @@ struct generic_params {
   uint64_t max_outstanding;
   uint64_t coalesce_count;
   uint64_t coalesce_timer;
+  uint64_t cache_size;
+  int cache_flush;
+  uint64_t cache_high;
 };
+
+enum { FLUSH_IMMEDIATE, FLUSH_WATERMARK };
+
+static const struct raidsim_enum flush_enums[] = {
+  { "immediate", FLUSH_IMMEDIATE },
+  { "watermark", FLUSH_WATERMARK },
+  { NULL, 0 },
+};
+
+/* Commands the cache may hold at once, so that the driver's pool of
+ * commands stays bounded however small the writes are.
+ */
+#define MAX_CACHED 65536
+
+/* io->tag: what the io is handed out as, and whether the cache holds
+ * it (it was acknowledged; its COMPLETE goes to no one).
+ */
+#define TAG_WHAT 0xff
+#define TAG_CACHED 0x100
 
 static const struct raidsim_param generic_params[] = {
   { .name = "overhead", .type = RAIDSIM_PT_TIME,
@@ -61,6 +100,23 @@ static const struct raidsim_param generic_params[] = {
     .help = "Interrupt coalescing timer: the longest a completion is "
     "held, counted from the first completion waiting.  0 turns "
     "coalescing off." },
+  { .name = "cache_size", .type = RAIDSIM_PT_SIZE,
+    .offset = offsetof (struct generic_params, cache_size),
+    .def = "0", .min = 0, .max = UINT64_C (64) << 30,
+    .help = "Write-back cache: writes that fit are acknowledged at once "
+    "and written to the members later (cache_flush).  0: no cache, every "
+    "write completes when its member has it." },
+  { .name = "cache_flush", .type = RAIDSIM_PT_ENUM,
+    .offset = offsetof (struct generic_params, cache_flush),
+    .def = "immediate", .enums = flush_enums,
+    .help = "When cached writes go to the members: immediate (at once, in "
+    "the background) or watermark (only while more than cache_high "
+    "percent of the cache waits)." },
+  { .name = "cache_high", .type = RAIDSIM_PT_UINT,
+    .offset = offsetof (struct generic_params, cache_high),
+    .def = "50", .min = 0, .max = 100, .unit = "%",
+    .help = "For cache_flush = watermark: the share of the cache that may "
+    "wait before flushing starts." },
   RAIDSIM_PARAM_END,
 };
 
@@ -78,6 +134,12 @@ struct generic {
   raidsim_ns deadline;           /* coalescing timer, or NEVER */
   struct raidsim_ioq out;        /* due now; io->tag says what */
   raidsim_ns out_time;           /* when the head of out became due */
+  /* Write-back cache. */
+  uint64_t cached_bytes;         /* acknowledged, not yet on the member */
+  unsigned cached;               /* commands in cached_bytes */
+  struct raidsim_ioq cache_wait; /* writes waiting for room */
+  struct raidsim_ioq dirty;      /* watermark: acknowledged, not issued */
+  uint64_t dirty_bytes;
   struct member m[];
 };
 
@@ -100,6 +162,8 @@ generic_create (const void *params, unsigned nmembers)
   raidsim_ioq_init (&c->overhead_q);
   raidsim_ioq_init (&c->held);
   raidsim_ioq_init (&c->out);
+  raidsim_ioq_init (&c->cache_wait);
+  raidsim_ioq_init (&c->dirty);
   for (i = 0; i < nmembers; ++i)
     raidsim_ioq_init (&c->m[i].waiting);
   return c;
@@ -111,13 +175,25 @@ generic_destroy (void *c)
   free (c);
 }
 
+static uint64_t
+generic_max_held (const void *params, uint64_t min_len)
+{
+  const struct generic_params *p = params;
+  uint64_t n;
+
+  if (p->cache_size == 0)
+    return 0;
+  n = (p->cache_size + min_len - 1) / min_len;
+  return n < MAX_CACHED ? n : MAX_CACHED;
+}
+
 static void
 emit (struct generic *c, struct raidsim_io *io, enum raidsim_ctl_out what,
       raidsim_ns now)
 {
   if (c->out.head == NULL)
     c->out_time = now;
-  io->tag = what;
+  io->tag = (io->tag & TAG_CACHED) | what;
   raidsim_ioq_push (&c->out, io);
 }
 
@@ -145,13 +221,65 @@ release_held (struct generic *c, raidsim_ns now)
   c->deadline = RAIDSIM_NEVER;
 }
 
+static bool
+cache_has_room (const struct generic *c, const struct raidsim_io *io)
+{
+  return c->cached < MAX_CACHED &&
+    c->cached_bytes + io->len <= c->p.cache_size;
+}
+
+/* Take a write into the cache and acknowledge it; it is flushed by the
+ * policy once its ACK has been reaped (see generic_reap).
+ */
+static void
+cache_take (struct generic *c, struct raidsim_io *io, raidsim_ns now)
+{
+  c->cached++;
+  c->cached_bytes += io->len;
+  io->tag = TAG_CACHED;
+  emit (c, io, RAIDSIM_CTL_ACK, now);
+}
+
+/* Stage 4: a write that fits, with none waiting before it, goes into
+ * the cache; one that does not waits for room, in order.  Everything
+ * else goes on to its slot.
+ */
+static void
+cache_or_admit (struct generic *c, struct raidsim_io *io, raidsim_ns now)
+{
+  if (c->p.cache_size == 0 || io->dir != RAIDSIM_WRITE)
+    admit (c, io, now);
+  else if (c->cache_wait.head == NULL && cache_has_room (c, io))
+    cache_take (c, io, now);
+  else
+    raidsim_ioq_push (&c->cache_wait, io);
+}
+
+/* Watermark flushing: issue the oldest waiting writes while more than
+ * cache_high percent of the cache waits.
+ */
+static void
+flush_dirty (struct generic *c, raidsim_ns now)
+{
+  uint64_t high = c->p.cache_size / 100 * c->p.cache_high +
+    c->p.cache_size % 100 * c->p.cache_high / 100;
+
+  while (c->dirty.head && c->dirty_bytes > high) {
+    struct raidsim_io *io = raidsim_ioq_pop (&c->dirty);
+
+    c->dirty_bytes -= io->len;
+    admit (c, io, now);
+  }
+}
+
 static void
 generic_submit (void *cv, struct raidsim_io *io, raidsim_ns now)
 {
   struct generic *c = cv;
 
+  io->tag = 0;
   if (c->p.overhead == 0)
-    admit (c, io, now);
+    cache_or_admit (c, io, now);
   else {
     /* One constant delay, so the queue stays in order of io->done. */
     io->done = now + c->p.overhead;
@@ -170,6 +298,20 @@ generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
   if ((w = raidsim_ioq_pop (&m->waiting)) != NULL) {
     m->outstanding++;
     emit (c, w, RAIDSIM_CTL_ISSUE, now);
+  }
+
+  /* A flushed write: no one waits for it, so it skips coalescing, and
+   * its room goes to the writes waiting for the cache, in order.
+   */
+  if (io->tag & TAG_CACHED) {
+    c->cached--;
+    c->cached_bytes -= io->len;
+    emit (c, io, RAIDSIM_CTL_COMPLETE, now);
+    while ((w = c->cache_wait.head) != NULL && cache_has_room (c, w)) {
+      raidsim_ioq_pop (&c->cache_wait);
+      cache_take (c, w, now);
+    }
+    return;
   }
 
   if (!c->coalescing) {
@@ -207,7 +349,7 @@ generic_reap (void *cv, raidsim_ns now, enum raidsim_ctl_out *what)
    */
   while (c->overhead_q.head && c->overhead_q.head->done <= now) {
     io = raidsim_ioq_pop (&c->overhead_q);
-    admit (c, io, io->done);
+    cache_or_admit (c, io, io->done);
   }
   if (c->deadline <= now)
     release_held (c, c->deadline);
@@ -215,7 +357,20 @@ generic_reap (void *cv, raidsim_ns now, enum raidsim_ctl_out *what)
   io = raidsim_ioq_pop (&c->out);
   if (io == NULL)
     return NULL;
-  *what = io->tag;
+  *what = io->tag & TAG_WHAT;
+  /* An acknowledged write is handed out twice: now as ACK, later as
+   * ISSUE.  It can be queued for the second only once it has left the
+   * output queue, which is now.
+   */
+  if (*what == RAIDSIM_CTL_ACK) {
+    if (c->p.cache_flush == FLUSH_IMMEDIATE)
+      admit (c, io, now);
+    else {
+      raidsim_ioq_push (&c->dirty, io);
+      c->dirty_bytes += io->len;
+      flush_dirty (c, now);
+    }
+  }
   return io;
 }
 
@@ -223,9 +378,10 @@ const struct raidsim_controller_ops raidsim_controller_generic = {
   .version = RAIDSIM_CONTROLLER_OPS_VERSION,
   .name = "generic",
   .summary = "driver overhead, per-member command slots, "
-  "completion coalescing",
+  "completion coalescing, write-back cache",
   .params = generic_params,
   .params_size = sizeof (struct generic_params),
+  .max_held = generic_max_held,
   .create = generic_create,
   .destroy = generic_destroy,
   .submit = generic_submit,

@@ -57,7 +57,7 @@ struct fixed {
 };
 
 static void *
-fixed_create (const void *params)
+fixed_create (const void *params, uint64_t capacity)
 {
   const struct fixed_params *p = params;
   struct fixed *d;

@@ -1,0 +1,88 @@
+/* raidsim: sweeps, many independent runs of one workload: over several
+ * arrays, and over the values of one parameter (queue depth, chunk,
+ * member count, RAID level).
+ *
+ * Each run is a whole simulation with the same seed, independent of
+ * every other, so runs can go to separate processes: raidsim_sweep_run
+ * forks up to `workers` of them and hands out runs one at a time as
+ * workers come free.  Results are collected by run number and written
+ * in that order, so the output is byte-identical whatever the number
+ * of workers, and with one worker everything runs in the calling
+ * process.
+ */
+#ifndef RAIDSIM_SWEEP_H
+#define RAIDSIM_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "raidsim/fiojob.h"
+#include "raidsim/io.h"
+#include "raidsim/report.h"
+
+enum raidsim_vary {
+  RAIDSIM_VARY_NONE,
+  RAIDSIM_VARY_QD,              /* every job's iodepth */
+  RAIDSIM_VARY_CHUNK,           /* the array's chunk, bytes */
+  RAIDSIM_VARY_MEMBERS,         /* the array's member count */
+  RAIDSIM_VARY_LEVEL,           /* the array's level (a raid_level) */
+};
+
+#define RAIDSIM_SWEEP_MAX_VALUES 64
+
+struct raidsim_sweep {
+  unsigned narrays;
+  const char *const *arrays;    /* array file paths */
+  const char *workload;         /* fio job file or preset */
+  int vary;                     /* enum raidsim_vary */
+  unsigned nvalues;             /* 0 with RAIDSIM_VARY_NONE */
+  uint64_t values[RAIDSIM_SWEEP_MAX_VALUES];
+  uint64_t seed;
+  unsigned workers;             /* processes; 0: the online CPUs */
+  bool progress;                /* a progress bar on stderr */
+};
+
+/* One job of one run: what a sweep reports and `raidsim plot` draws. */
+struct raidsim_point {
+  char array[64];               /* the array file's name, no .ini */
+  char job[64];
+  int vary;                     /* enum raidsim_vary of the sweep */
+  uint64_t value;               /* the varied value (0 if none) */
+  int rw;                       /* enum raidsim_rw */
+  uint64_t bs, iodepth, numjobs;
+  uint64_t ios[RAIDSIM_NDIRS];
+  double iops[RAIDSIM_NDIRS];
+  double bw[RAIDSIM_NDIRS];     /* bytes/s */
+  double lat_mean[RAIDSIM_NDIRS]; /* ns */
+  uint64_t lat_p99[RAIDSIM_NDIRS]; /* ns */
+};
+
+struct raidsim_sweep_result {
+  unsigned npoints;
+  struct raidsim_point *points;
+};
+
+/* "qd=1,2,4" etc. into sw->vary and sw->values.  Returns 0, or -1 with
+ * raidsim_error () set ("--vary: ...").
+ */
+extern int raidsim_sweep_parse_vary (struct raidsim_sweep *sw,
+                                     const char *spec);
+
+/* Run every (array, value) pair.  Returns 0, or -1 with raidsim_error ()
+ * set to the first failing run's message.
+ */
+extern int raidsim_sweep_run (const struct raidsim_sweep *sw,
+                              struct raidsim_sweep_result *res);
+extern void raidsim_sweep_result_free (struct raidsim_sweep_result *res);
+
+/* Write the points as a table, CSV or JSON.  The table puts several
+ * arrays side by side when nothing is varied.
+ */
+extern int raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
+                                 const struct raidsim_sweep_result *res,
+                                 enum raidsim_format format);
+
+extern const char *raidsim_vary_name (int vary);
+
+#endif /* RAIDSIM_SWEEP_H */

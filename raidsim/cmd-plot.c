@@ -1,0 +1,678 @@
+/* raidsim plot: draw a sweep (the CSV or JSON that `raidsim sweep`
+ * writes) as a PNG or SVG through gnuplot.
+ *
+ * One panel per access pattern (sequential or random, read or write,
+ * block size), one line per array.  The x axis is the queue depth when
+ * the sweep varied it or when its jobs carry it (four-corners), or the
+ * varied chunk, member count or RAID level.  The y axis is MB/s for
+ * sequential patterns and IOPS for random ones unless --metric says
+ * otherwise.  The plot is written as a gnuplot script with the data
+ * inline, so `--script` shows exactly what gnuplot is given.
+ *
+ * Run:
+ *   build/raidsim/raidsim sweep configs/arrays/single-optane-900p.ini \
+ *       configs/arrays/raid0-2x-optane-vroc.ini --workload four-corners \
+ *       --format csv > fc.csv
+ *   build/raidsim/raidsim plot fc.csv -o fc.png
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "raidsim/config.h"
+#include "raidsim/error.h"
+#include "raidsim/fiojob.h"
+#include "raidsim/geometry.h"
+#include "cmd.h"
+
+#define CMD PROGRAM_NAME " plot"
+
+enum metric { METRIC_AUTO, METRIC_IOPS, METRIC_MBPS };
+
+/* One line of the sweep, as much of it as a plot needs. */
+struct row {
+  char array[64];
+  char job[64];
+  char vary[16];
+  char value[32];
+  int rw;
+  uint64_t bs, iodepth;
+  double iops[2], bw[2];
+};
+
+struct rows {
+  struct row *r;
+  size_t n, cap;
+};
+
+static void
+usage (FILE *fp)
+{
+  fprintf (fp,
+           "usage: %s SWEEP.csv|SWEEP.json -o OUT.png|OUT.svg\n"
+           "       [--metric auto|iops|mbps] [--title TEXT] [--script]\n"
+           "\n"
+           "Draw the output of `raidsim sweep --format csv` (or json): a\n"
+           "panel per access pattern, a line per array, against queue\n"
+           "depth or the varied parameter.  Needs gnuplot (Debian:\n"
+           "gnuplot-nox); the terminal is pngcairo or svg, chosen by\n"
+           "OUT's extension.  --script prints the gnuplot script instead\n"
+           "of running it.\n",
+           CMD);
+}
+
+static struct row *
+add_row (struct rows *rs)
+{
+  if (rs->n == rs->cap) {
+    size_t cap = rs->cap ? 2 * rs->cap : 64;
+    struct row *r = realloc (rs->r, cap * sizeof *r);
+
+    if (r == NULL)
+      return NULL;
+    rs->r = r;
+    rs->cap = cap;
+  }
+  memset (&rs->r[rs->n], 0, sizeof rs->r[0]);
+  return &rs->r[rs->n++];
+}
+
+static int
+rw_of (const char *name)
+{
+  int rw;
+
+  for (rw = RAIDSIM_RW_READ; rw <= RAIDSIM_RW_RANDMIXED; ++rw)
+    if (strcmp (raidsim_rw_name (rw), name) == 0)
+      return rw;
+  return -1;
+}
+
+/* ---- reading CSV ---- */
+
+/* Split one CSV line (RFC 4180 quoting) in place; returns the count. */
+static size_t
+csv_split (char *line, char **fields, size_t max)
+{
+  size_t n = 0;
+  char *p = line, *out;
+
+  while (n < max) {
+    fields[n++] = out = p;
+    if (*p == '"') {
+      p++;
+      for (;;) {
+        if (*p == '\0')
+          break;
+        if (*p == '"' && p[1] == '"') {
+          *out++ = '"';
+          p += 2;
+        }
+        else if (*p == '"') {
+          p++;
+          break;
+        }
+        else
+          *out++ = *p++;
+      }
+      while (*p && *p != ',')
+        p++;
+    }
+    else {
+      while (*p && *p != ',')
+        p++;
+      out = p;
+    }
+    if (*p == ',') {
+      *out = '\0';
+      p++;
+    }
+    else {
+      *out = '\0';
+      break;
+    }
+  }
+  return n;
+}
+
+static int
+read_csv (FILE *fp, const char *path, struct rows *rs)
+{
+  static const char *const want[] = {
+    "array", "vary", "value", "job", "rw", "bs", "iodepth",
+    "read_iops", "read_bw_bytes", "write_iops", "write_bw_bytes",
+  };
+  enum { NWANT = sizeof want / sizeof want[0] };
+  int col[NWANT];
+  char *line = NULL, *f[64];
+  size_t len = 0, nf, i, k;
+  unsigned lineno = 1;
+  ssize_t r;
+
+  if ((r = getline (&line, &len, fp)) <= 0) {
+    raidsim_set_error ("%s: empty", path);
+    free (line);
+    return -1;
+  }
+  line[strcspn (line, "\r\n")] = '\0';
+  nf = csv_split (line, f, 64);
+  for (k = 0; k < NWANT; ++k) {
+    col[k] = -1;
+    for (i = 0; i < nf; ++i)
+      if (strcmp (f[i], want[k]) == 0)
+        col[k] = i;
+    if (col[k] < 0) {
+      raidsim_set_error ("%s:1: no '%s' column: not the CSV of "
+                         "`raidsim sweep --format csv`", path, want[k]);
+      free (line);
+      return -1;
+    }
+  }
+  while ((r = getline (&line, &len, fp)) > 0) {
+    struct row *row;
+
+    lineno++;
+    line[strcspn (line, "\r\n")] = '\0';
+    if (line[0] == '\0')
+      continue;
+    nf = csv_split (line, f, 64);
+    for (k = 0; k < NWANT; ++k)
+      if ((size_t) col[k] >= nf) {
+        raidsim_set_error ("%s:%u: too few fields", path, lineno);
+        free (line);
+        return -1;
+      }
+    if ((row = add_row (rs)) == NULL) {
+      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+      free (line);
+      return -1;
+    }
+    snprintf (row->array, sizeof row->array, "%s", f[col[0]]);
+    snprintf (row->vary, sizeof row->vary, "%s", f[col[1]]);
+    snprintf (row->value, sizeof row->value, "%s", f[col[2]]);
+    snprintf (row->job, sizeof row->job, "%s", f[col[3]]);
+    row->rw = rw_of (f[col[4]]);
+    row->bs = strtoull (f[col[5]], NULL, 10);
+    row->iodepth = strtoull (f[col[6]], NULL, 10);
+    row->iops[0] = strtod (f[col[7]], NULL);
+    row->bw[0] = strtod (f[col[8]], NULL);
+    row->iops[1] = strtod (f[col[9]], NULL);
+    row->bw[1] = strtod (f[col[10]], NULL);
+    if (row->rw < 0) {
+      raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value", path,
+                         lineno, f[col[4]]);
+      free (line);
+      return -1;
+    }
+  }
+  free (line);
+  return 0;
+}
+
+/* ---- reading JSON ---- */
+
+static const char *
+jstr (json_object *o, const char *key)
+{
+  json_object *v;
+
+  return json_object_object_get_ex (o, key, &v) ? json_object_get_string (v)
+    : "";
+}
+
+static double
+jnum (json_object *o, const char *dir, const char *key)
+{
+  json_object *d, *v;
+
+  if (!json_object_object_get_ex (o, dir, &d) ||
+      !json_object_object_get_ex (d, key, &v))
+    return 0;
+  return json_object_get_double (v);
+}
+
+static int
+read_json (const char *path, struct rows *rs)
+{
+  json_object *root = json_object_from_file (path), *pts;
+  size_t i, n;
+  int ret = -1;
+
+  if (root == NULL) {
+    raidsim_set_error ("%s: not JSON: %s", path, json_util_get_last_err ());
+    return -1;
+  }
+  if (!json_object_object_get_ex (root, "points", &pts) ||
+      !json_object_is_type (pts, json_type_array)) {
+    raidsim_set_error ("%s: no \"points\" array: not the JSON of "
+                       "`raidsim sweep --format json`", path);
+    goto out;
+  }
+  n = json_object_array_length (pts);
+  for (i = 0; i < n; ++i) {
+    json_object *o = json_object_array_get_idx (pts, i), *v;
+    struct row *row = add_row (rs);
+
+    if (row == NULL) {
+      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+      goto out;
+    }
+    snprintf (row->array, sizeof row->array, "%s", jstr (o, "array"));
+    snprintf (row->vary, sizeof row->vary, "%s", jstr (o, "vary"));
+    snprintf (row->value, sizeof row->value, "%s", jstr (o, "value"));
+    snprintf (row->job, sizeof row->job, "%s", jstr (o, "jobname"));
+    row->rw = rw_of (jstr (o, "rw"));
+    row->bs = json_object_object_get_ex (o, "bs", &v)
+      ? (uint64_t) json_object_get_int64 (v) : 0;
+    row->iodepth = json_object_object_get_ex (o, "iodepth", &v)
+      ? (uint64_t) json_object_get_int64 (v) : 0;
+    row->iops[0] = jnum (o, "read", "iops");
+    row->bw[0] = jnum (o, "read", "bw_bytes");
+    row->iops[1] = jnum (o, "write", "iops");
+    row->bw[1] = jnum (o, "write", "bw_bytes");
+    if (row->rw < 0) {
+      raidsim_set_error ("%s: points[%zu]: rw: '%s' is not an fio rw value",
+                         path, i, jstr (o, "rw"));
+      goto out;
+    }
+  }
+  ret = 0;
+ out:
+  json_object_put (root);
+  return ret;
+}
+
+/* ---- the plot ---- */
+
+static bool
+is_write (int rw)
+{
+  return rw == RAIDSIM_RW_WRITE || rw == RAIDSIM_RW_RANDWRITE;
+}
+
+static void
+pattern_title (const struct row *r, char *buf, size_t len)
+{
+  char bs[32];
+
+  raidsim_param_format_value (RAIDSIM_PT_SIZE, r->bs, bs, sizeof bs);
+  snprintf (buf, len, "%s %s %s",
+            raidsim_rw_is_random (r->rw) ? "random" : "sequential",
+            r->rw == RAIDSIM_RW_MIXED || r->rw == RAIDSIM_RW_RANDMIXED
+            ? "mixed" : is_write (r->rw) ? "write" : "read", bs);
+}
+
+static double
+y_of (const struct row *r, enum metric m, bool *iops)
+{
+  int d = is_write (r->rw) ? 1 : 0;
+
+  *iops = m == METRIC_IOPS ||
+    (m == METRIC_AUTO && raidsim_rw_is_random (r->rw));
+  /* Thousands of IOPS keep the tics short ("400", not "400000"). */
+  return *iops ? r->iops[d] / 1e3 : r->bw[d] / 1e6;
+}
+
+/* Where a row sits on the x axis; level sweeps use the order of first
+ * appearance, with the level's name as the tic.
+ */
+static double
+x_of (const struct rows *rs, const struct row *r)
+{
+  size_t i;
+  unsigned k = 0;
+  uint64_t v;
+
+  if (r->vary[0] == '\0' || strcmp (r->vary, "qd") == 0)
+    return r->iodepth;
+  if (strcmp (r->vary, "chunk") == 0)
+    return raid_parse_size (r->value, &v) == 0 ? v / 1024.0 : 0;
+  if (strcmp (r->vary, "members") == 0)
+    return strtod (r->value, NULL);
+  for (i = 0; i < rs->n; ++i) {
+    size_t j;
+    bool seen = false;
+
+    for (j = 0; j < i && !seen; ++j)
+      seen = strcmp (rs->r[j].value, rs->r[i].value) == 0;
+    if (seen)
+      continue;
+    if (strcmp (rs->r[i].value, r->value) == 0)
+      return k;
+    k++;
+  }
+  return k;
+}
+
+/* gnuplot string: double quotes, with backslashes and quotes escaped. */
+static void
+gp_string (FILE *fp, const char *s)
+{
+  fputc ('"', fp);
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\')
+      fputc ('\\', fp);
+    fputc (*s, fp);
+  }
+  fputc ('"', fp);
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = ((const double *) a)[0], y = ((const double *) b)[0];
+
+  return x < y ? -1 : x > y;
+}
+
+static void
+write_script (FILE *fp, const struct rows *rs, const char *out, bool svg,
+              enum metric m, const char *title)
+{
+  char (*pat)[64] = calloc (rs->n, sizeof *pat);
+  char (*line)[160] = calloc (rs->n, sizeof *line);
+  size_t npat = 0, i, j, p, cols, nrows;
+  const char *vary = rs->n ? rs->r[0].vary : "";
+  bool by_qd = vary[0] == '\0' || strcmp (vary, "qd") == 0;
+  bool log_x = by_qd || strcmp (vary, "chunk") == 0;
+  bool level = strcmp (vary, "level") == 0;
+
+  if (pat == NULL || line == NULL)
+    abort ();
+  for (i = 0; i < rs->n; ++i) {
+    char t[64];
+
+    pattern_title (&rs->r[i], t, sizeof t);
+    for (p = 0; p < npat && strcmp (pat[p], t) != 0; ++p)
+      ;
+    if (p == npat)
+      snprintf (pat[npat++], sizeof pat[0], "%s", t);
+  }
+  cols = npat <= 1 ? 1 : npat <= 4 ? 2 : 3;
+  nrows = (npat + cols - 1) / cols;
+
+  fprintf (fp, "# raidsim plot: %zu points, %zu panels\n", rs->n, npat);
+  if (svg)
+    fprintf (fp, "set terminal svg size %zu,%zu noenhanced font "
+             "'sans,11' background '#ffffff'\n", 560 * cols, 400 * nrows);
+  else
+    fprintf (fp, "set terminal pngcairo size %zu,%zu noenhanced font "
+             "'sans,10' background '#ffffff'\n", 560 * cols, 400 * nrows);
+  fprintf (fp, "set output ");
+  gp_string (fp, out);
+  /* The key goes below the panels, where it hides no curve; the
+   * offset keeps a flat top line off the frame.
+   */
+  fprintf (fp, "\nset grid\nset key below\n"
+           "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"
+           "set style data linespoints\n");
+  fprintf (fp, "set multiplot layout %zu,%zu title ", nrows, cols);
+  gp_string (fp, title);
+  fprintf (fp, "\n");
+
+  for (p = 0; p < npat; ++p) {
+    size_t nlines = 0, l;
+    bool iops = false;
+
+    /* The lines of this panel: one per array, or per array and job
+     * when the x axis is not the queue depth.
+     */
+    for (i = 0; i < rs->n; ++i) {
+      char t[64], key[160];
+
+      pattern_title (&rs->r[i], t, sizeof t);
+      if (strcmp (t, pat[p]) != 0)
+        continue;
+      if (by_qd)
+        snprintf (key, sizeof key, "%s", rs->r[i].array);
+      else
+        snprintf (key, sizeof key, "%s %s", rs->r[i].array, rs->r[i].job);
+      for (l = 0; l < nlines && strcmp (line[l], key) != 0; ++l)
+        ;
+      if (l == nlines)
+        snprintf (line[nlines++], sizeof line[0], "%s", key);
+    }
+    for (l = 0; l < nlines; ++l) {
+      double (*xy)[2] = calloc (rs->n, sizeof *xy);
+      size_t n = 0;
+
+      if (xy == NULL)
+        abort ();
+      for (i = 0; i < rs->n; ++i) {
+        char t[64], key[160];
+
+        pattern_title (&rs->r[i], t, sizeof t);
+        if (by_qd)
+          snprintf (key, sizeof key, "%s", rs->r[i].array);
+        else
+          snprintf (key, sizeof key, "%s %s", rs->r[i].array, rs->r[i].job);
+        if (strcmp (t, pat[p]) != 0 || strcmp (key, line[l]) != 0)
+          continue;
+        xy[n][0] = x_of (rs, &rs->r[i]);
+        xy[n][1] = y_of (&rs->r[i], m, &iops);
+        n++;
+      }
+      qsort (xy, n, sizeof *xy, cmp_double);
+      fprintf (fp, "$p%zul%zu << EOD\n", p, l);
+      for (j = 0; j < n; ++j)
+        fprintf (fp, "%.6g %.6f\n", xy[j][0], xy[j][1]);
+      fprintf (fp, "EOD\n");
+      free (xy);
+    }
+    fprintf (fp, "set title ");
+    gp_string (fp, pat[p]);
+    fprintf (fp, "\nset ylabel \"%s\"\n", iops ? "thousand IOPS" : "MB/s");
+    if (by_qd)
+      fprintf (fp, "set xlabel \"queue depth\"\n");
+    else if (strcmp (vary, "chunk") == 0)
+      fprintf (fp, "set xlabel \"chunk (KiB)\"\n");
+    else
+      fprintf (fp, "set xlabel \"%s\"\n", vary);
+    if (log_x)
+      fprintf (fp, "set logscale x 2\n");
+    else
+      fprintf (fp, "unset logscale x\n");
+    if (level) {
+      /* The levels in the order they appear, by name. */
+      size_t k = 0;
+
+      fprintf (fp, "set xtics (");
+      for (i = 0; i < rs->n; ++i) {
+        bool seen = false;
+
+        for (j = 0; j < i; ++j)
+          seen |= strcmp (rs->r[j].value, rs->r[i].value) == 0;
+        if (seen)
+          continue;
+        fprintf (fp, "%s\"%s\" %zu", k ? ", " : "", rs->r[i].value, k);
+        k++;
+      }
+      fprintf (fp, ")\nset xrange [-0.5:%zu.5]\n", k ? k - 1 : 0);
+    }
+    else
+      fprintf (fp, "set xtics autofreq\nset autoscale x\n");
+    fprintf (fp, "plot ");
+    for (l = 0; l < nlines; ++l) {
+      fprintf (fp, "%s$p%zul%zu using 1:2 pointtype 7 title ",
+               l ? ", " : "", p, l);
+      gp_string (fp, line[l]);
+    }
+    fprintf (fp, "\n");
+  }
+  fprintf (fp, "unset multiplot\nset output\n");
+  free (pat);
+  free (line);
+}
+
+/* The gnuplot to run: $RAIDSIM_GNUPLOT, or gnuplot found on $PATH. */
+static const char *
+find_gnuplot (void)
+{
+  static char buf[4096];
+  const char *env = getenv ("RAIDSIM_GNUPLOT"), *path = getenv ("PATH");
+  char *copy, *dir, *save = NULL;
+
+  if (env && *env)
+    return env;
+  if (path == NULL)
+    path = "/usr/bin:/bin";
+  copy = strdup (path);
+  if (copy == NULL)
+    return NULL;
+  for (dir = strtok_r (copy, ":", &save); dir;
+       dir = strtok_r (NULL, ":", &save)) {
+    snprintf (buf, sizeof buf, "%s/gnuplot", dir);
+    if (access (buf, X_OK) == 0) {
+      free (copy);
+      return buf;
+    }
+  }
+  free (copy);
+  return NULL;
+}
+
+static bool
+ends_with (const char *s, const char *suffix)
+{
+  size_t n = strlen (s), m = strlen (suffix);
+
+  return n >= m && strcasecmp (s + n - m, suffix) == 0;
+}
+
+int
+cmd_plot (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "metric", required_argument, NULL, 'm' },
+    { "title", required_argument, NULL, 't' },
+    { "script", no_argument, NULL, 'S' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *out = NULL, *title = NULL, *in, *gnuplot;
+  enum metric m = METRIC_AUTO;
+  bool script = false, svg;
+  struct rows rs = { 0 };
+  FILE *fp;
+  int c, first, ret = 1;
+
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "o:m:t:Sh", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o': out = optarg; break;
+    case 't': title = optarg; break;
+    case 'S': script = true; break;
+    case 'm':
+      if (strcmp (optarg, "auto") == 0) m = METRIC_AUTO;
+      else if (strcmp (optarg, "iops") == 0) m = METRIC_IOPS;
+      else if (strcmp (optarg, "mbps") == 0) m = METRIC_MBPS;
+      else {
+        fprintf (stderr, "%s: --metric: '%s' is not auto, iops or mbps\n",
+                 CMD, optarg);
+        return 1;
+      }
+      break;
+    case 'h':
+      usage (stdout);
+      return 0;
+    default:
+      fprintf (stderr, "see '%s --help'\n", CMD);
+      return 1;
+    }
+  }
+  if (optind + 1 != argc) {
+    fprintf (stderr, "%s: give exactly one sweep file (CSV or JSON); see "
+             "'%s --help'\n", CMD, CMD);
+    return 1;
+  }
+  in = argv[optind];
+  if (out == NULL) {
+    fprintf (stderr, "%s: -o: missing; give OUT.png or OUT.svg\n", CMD);
+    return 1;
+  }
+  if (ends_with (out, ".svg"))
+    svg = true;
+  else if (ends_with (out, ".png"))
+    svg = false;
+  else {
+    fprintf (stderr, "%s: -o: '%s': the name must end in .png or .svg\n",
+             CMD, out);
+    return 1;
+  }
+
+  fp = fopen (in, "r");
+  if (fp == NULL) {
+    fprintf (stderr, "%s: %s: %s\n", CMD, in, strerror (errno));
+    return 1;
+  }
+  while ((first = getc (fp)) == ' ' || first == '\n' || first == '\t')
+    ;
+  if (first == '{') {
+    fclose (fp);
+    if (read_json (in, &rs) == -1)
+      goto err;
+  }
+  else {
+    if (first != EOF)
+      ungetc (first, fp);
+    c = read_csv (fp, in, &rs);
+    fclose (fp);
+    if (c == -1)
+      goto err;
+  }
+  if (rs.n == 0) {
+    raidsim_set_error ("%s: no points", in);
+    goto err;
+  }
+  if (title == NULL)
+    title = in;
+
+  if (script) {
+    write_script (stdout, &rs, out, svg, m, title);
+    ret = fflush (stdout) == EOF;
+    goto out;
+  }
+  gnuplot = find_gnuplot ();
+  if (gnuplot == NULL) {
+    raidsim_set_error ("gnuplot not found on PATH (Debian: apt-get install "
+                       "gnuplot-nox); --script prints the script instead");
+    goto err;
+  }
+  {
+    char cmdline[4200];
+    int status;
+
+    snprintf (cmdline, sizeof cmdline, "'%s'", gnuplot);
+    fflush (NULL);
+    fp = popen (cmdline, "w");
+    if (fp == NULL) {
+      raidsim_set_error ("%s: %s", gnuplot, strerror (errno));
+      goto err;
+    }
+    write_script (fp, &rs, out, svg, m, title);
+    status = pclose (fp);
+    if (status != 0) {
+      raidsim_set_error ("%s failed (exit status %d) drawing %s", gnuplot,
+                         WIFEXITED (status) ? WEXITSTATUS (status) : -1, out);
+      goto err;
+    }
+  }
+  ret = 0;
+  goto out;
+
+ err:
+  fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
+ out:
+  free (rs.r);
+  return ret;
+}

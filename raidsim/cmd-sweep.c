@@ -1,0 +1,154 @@
+/* raidsim sweep: one workload over several arrays and over the values
+ * of one parameter, the runs spread over the CPUs.
+ *
+ * Every run is an independent simulation with the same seed; the
+ * output is in run order whatever the number of worker processes, so
+ * `--jobs 1` and `--jobs 2` print the same bytes.  A progress bar goes
+ * to stderr when stderr is a terminal.
+ *
+ * Run:
+ *   build/raidsim/raidsim sweep configs/arrays/single-optane-900p.ini \
+ *       configs/arrays/raid0-2x-optane-vroc.ini --workload four-corners
+ *   build/raidsim/raidsim sweep configs/arrays/raid0-2x-fixed.ini \
+ *       --workload configs/workloads/randread-4k-qd1.fio \
+ *       --vary qd=1,2,4,8,16,32 --format csv > qd.csv
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "raidsim/error.h"
+#include "raidsim/preset.h"
+#include "raidsim/sweep.h"
+#include "cmd.h"
+
+#define CMD PROGRAM_NAME " sweep"
+
+static void
+usage (FILE *fp)
+{
+  fprintf (fp,
+           "usage: %s ARRAY... --workload JOB|PRESET[:SPAN]\n"
+           "       [--vary qd=1,2,4,...|chunk=4K,...|members=2,...|"
+           "level=0,1,10]\n"
+           "       [--seed N] [--jobs N] [--format table|csv|json]\n"
+           "\n"
+           "Run the workload on every ARRAY, once per value of the varied\n"
+           "parameter (every job's iodepth, or the array's chunk, member\n"
+           "count or level), and print one line per job and run.  With\n"
+           "several arrays and nothing varied, the table puts the arrays\n"
+           "side by side.  `raidsim plot` draws the CSV or JSON output.\n"
+           "\n"
+           "Options:\n"
+           "  -w, --workload W   fio job file or preset (raidsim run "
+           "--presets)\n"
+           "  -v, --vary P=LIST  the parameter and its values\n"
+           "  -s, --seed N       seed of every run (default 1)\n"
+           "  -j, --jobs N       worker processes (default: the online "
+           "CPUs)\n"
+           "  -f, --format FMT   table (default), csv or json\n"
+           "  -h, --help         show this help\n",
+           CMD);
+}
+
+int
+cmd_sweep (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "workload", required_argument, NULL, 'w' },
+    { "vary", required_argument, NULL, 'v' },
+    { "seed", required_argument, NULL, 's' },
+    { "jobs", required_argument, NULL, 'j' },
+    { "format", required_argument, NULL, 'f' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct raidsim_sweep sw = { .seed = 1 };
+  struct raidsim_sweep_result res = { 0 };
+  enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
+  char *end;
+  int c, ret = 1;
+
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "w:v:s:j:f:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'w':
+      sw.workload = optarg;
+      break;
+    case 'v':
+      if (raidsim_sweep_parse_vary (&sw, optarg) == -1) {
+        fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
+        return 1;
+      }
+      break;
+    case 's':
+      errno = 0;
+      sw.seed = strtoull (optarg, &end, 0);
+      if (errno || *end || *optarg < '0' || *optarg > '9') {
+        fprintf (stderr, "%s: --seed: '%s' is not a whole number\n", CMD,
+                 optarg);
+        return 1;
+      }
+      break;
+    case 'j':
+      errno = 0;
+      sw.workers = strtoul (optarg, &end, 10);
+      if (errno || *end || sw.workers == 0 || sw.workers > 64) {
+        fprintf (stderr, "%s: --jobs: '%s' is not a number from 1 to 64\n",
+                 CMD, optarg);
+        return 1;
+      }
+      break;
+    case 'f':
+      if (strcmp (optarg, "table") == 0)
+        format = RAIDSIM_FORMAT_TABLE;
+      else if (strcmp (optarg, "csv") == 0)
+        format = RAIDSIM_FORMAT_CSV;
+      else if (strcmp (optarg, "json") == 0)
+        format = RAIDSIM_FORMAT_JSON;
+      else {
+        fprintf (stderr, "%s: --format: '%s' is not table, csv or json\n",
+                 CMD, optarg);
+        return 1;
+      }
+      break;
+    case 'h':
+      usage (stdout);
+      return 0;
+    default:
+      fprintf (stderr, "see '%s --help'\n", CMD);
+      return 1;
+    }
+  }
+  if (optind >= argc) {
+    fprintf (stderr, "%s: give one or more array files; see '%s --help'\n",
+             CMD, CMD);
+    return 1;
+  }
+  if (sw.workload == NULL) {
+    fprintf (stderr, "%s: --workload: missing; give a fio job file or a "
+             "preset (%s)\n", CMD, raidsim_preset_names ());
+    return 1;
+  }
+  sw.narrays = argc - optind;
+  sw.arrays = (const char *const *) &argv[optind];
+  sw.progress = isatty (STDERR_FILENO);
+
+  if (raidsim_sweep_run (&sw, &res) == -1) {
+    fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
+    return 1;
+  }
+  if (raidsim_sweep_report (stdout, &sw, &res, format) == -1)
+    fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
+  else if (fflush (stdout) == EOF)
+    fprintf (stderr, "%s: write: %s\n", CMD, strerror (errno));
+  else
+    ret = 0;
+  raidsim_sweep_result_free (&res);
+  return ret;
+}

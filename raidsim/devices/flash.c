@@ -1,0 +1,602 @@
+/* raidsim: the `flash` device model, an SSD built from its parts.
+ *
+ * A command passes through these stages, each a resource with its own
+ * timeline that the command reserves when it arrives:
+ *
+ *   1. The controller.  `cores` processors each take `overhead` per
+ *      command, so the drive can never do more than cores / overhead
+ *      commands per second, and at queue depth 1 every command pays
+ *      overhead once.
+ *   2. The flash array: `channels` buses, each with `dies` dies.  A page
+ *      read takes `read_time` on its die, then the bytes wanted cross
+ *      the die's channel at `channel_rate`; the die is busy until its
+ *      data has left it.  A page program first moves the data across
+ *      the channel, then takes the die for the program time.
+ *   3. The host interface: every byte in or out crosses it at
+ *      `interface_rate` (one timeline for both directions, as SATA has;
+ *      0 is unlimited).  A read's pages go out as each comes off its
+ *      channel, so large reads pipeline.
+ *
+ * Dies serve their commands in arrival order.  A channel or the
+ * interface, though, may be free while an earlier command still waits
+ * for its die: a transfer takes the first gap long enough for it from
+ * the moment its data is ready, even if an earlier command has reserved
+ * a later slot.  Reserving in arrival order alone would make every
+ * command on a channel wait for the slowest one ahead of it, which
+ * throttles random reads well below what the dies allow.
+ *
+ * Where the data is.  Logical page p of a read lives on die p mod
+ * (channels x dies), and the dies are numbered across the channels
+ * first, so consecutive pages use every channel before a second die on
+ * any channel: sequential reads spread over the whole array, random
+ * ones land uniformly.  Writes go where the drive chooses, as in any
+ * log-structured flash translation layer: to the next die in turn,
+ * whatever their address, so random and sequential writes see the same
+ * parallelism.  The mapping itself is not kept (memory would grow with
+ * the drive), so a read after a write goes to the die its address
+ * gives, not to the die the write went to; both are uniform, which is
+ * what the timing depends on.
+ *
+ * The DRAM cache.  With `cache_size` > 0, writes are collected in a
+ * write buffer of cache_size / page_size page slots: a write is
+ * acknowledged as soon as its data is in the buffer, and each full page
+ * is programmed in the background and frees its slot when the program
+ * ends.  A write that finds the buffer full waits for the slot its data
+ * needs (slots are reused in the order they were filled: programs finish
+ * nearly in that order, since pages go to the dies in turn).  Small
+ * writes are combined into pages.  Without a cache a write completes
+ * when its last page is programmed, and a partial page costs a whole
+ * program.  Reads are not served from the buffer.
+ *
+ * Fresh and used.  A fresh (new or secure-erased) drive programs each
+ * page once.  A used drive is in steady state: every page the host
+ * writes makes garbage collection move write_amplification - 1 valid
+ * pages (a read and a program each) to free the block it erases, so
+ * each host page costs its die
+ *
+ *     W x program_time + (W - 1) x read_time,    W = write_amplification.
+ *
+ * The erase itself is folded into program_time.  This is the mechanism
+ * that makes used drives write slower than fresh ones.
+ *
+ * Unwritten data.  Many drives answer a read of a range that was never
+ * written (or was trimmed) without touching the flash.  With
+ * `unwritten_read` > 0 a fresh drive remembers which ranges have been
+ * written (a bitmap of at most 2^23 bits, so memory is bounded by the
+ * drive's capacity, not by the number of I/Os) and serves reads of
+ * ranges never written in that time, after the controller stage.  Off
+ * by default, because benchmarks either write their test file first or
+ * are expected to measure the flash.  A used drive has been written
+ * everywhere.
+ *
+ * Programs are queued on their die like reads, in arrival order: a read
+ * that arrives behind buffered writes waits for them (drives that
+ * suspend programs for reads are faster than this).
+ *
+ * An Optane (3D XPoint) drive is this model with its own numbers: small
+ * pages, short and nearly equal read and program times, state fresh
+ * (writes in place, no garbage collection), no DRAM cache.
+ */
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raidsim/device.h"
+#include "raidsim/error.h"
+#include "doneq.h"
+
+enum { STATE_FRESH, STATE_USED };
+
+static const struct raidsim_enum state_enums[] = {
+  { "fresh", STATE_FRESH },
+  { "used", STATE_USED },
+  { NULL, 0 },
+};
+
+struct flash_params {
+  uint64_t channels;
+  uint64_t dies;
+  uint64_t page_size;
+  uint64_t read_time;
+  uint64_t program_time;
+  uint64_t channel_rate;
+  uint64_t overhead;
+  uint64_t cores;
+  uint64_t interface_rate;
+  uint64_t cache_size;
+  int state;
+  uint64_t write_amplification; /* thousandths */
+  uint64_t unwritten_read;
+};
+
+/* Write-buffer slots at most (32 MiB of timestamps). */
+#define MAX_SLOTS (UINT64_C (1) << 22)
+/* Bits in the map of written ranges at most (1 MiB). */
+#define MAP_BITS (UINT64_C (1) << 23)
+
+#define P(field) offsetof (struct flash_params, field)
+static const struct raidsim_param flash_params[] = {
+  { .name = "channels", .type = RAIDSIM_PT_UINT, .offset = P (channels),
+    .def = "8", .min = 1, .max = 256, .unit = "channels",
+    .help = "Flash channels (buses) of the controller." },
+  { .name = "dies", .type = RAIDSIM_PT_UINT, .offset = P (dies),
+    .def = "4", .min = 1, .max = 256, .unit = "dies per channel",
+    .help = "Dies on each channel (count planes that work independently "
+    "as dies).  channels x dies pages can be read at once." },
+  { .name = "page_size", .type = RAIDSIM_PT_SIZE, .offset = P (page_size),
+    .def = "16K", .min = 512, .max = UINT64_C (1) << 20,
+    .help = "Flash page: the unit of a read and of a program." },
+  { .name = "read_time", .type = RAIDSIM_PT_TIME, .offset = P (read_time),
+    .def = "60us", .min = 0, .max = RAIDSIM_NS_PER_S,
+    .help = "Time a die takes to read a page into its register (tR)." },
+  { .name = "program_time", .type = RAIDSIM_PT_TIME,
+    .offset = P (program_time), .def = "600us", .min = 0,
+    .max = RAIDSIM_NS_PER_S,
+    .help = "Time a die takes to program a page (tPROG), block erases "
+    "folded in." },
+  { .name = "channel_rate", .type = RAIDSIM_PT_RATE,
+    .offset = P (channel_rate), .def = "400MB/s",
+    .help = "Rate of each channel bus between the controller and its "
+    "dies; 0 is unlimited." },
+  { .name = "overhead", .type = RAIDSIM_PT_TIME, .offset = P (overhead),
+    .def = "5us", .min = 0, .max = RAIDSIM_NS_PER_S,
+    .help = "Controller (firmware) time per command, on one of `cores`." },
+  { .name = "cores", .type = RAIDSIM_PT_UINT, .offset = P (cores),
+    .def = "1", .min = 1, .max = 64, .unit = "processors",
+    .help = "Commands the controller works on at once: it completes at "
+    "most cores / overhead commands per second." },
+  { .name = "interface_rate", .type = RAIDSIM_PT_RATE,
+    .offset = P (interface_rate), .def = "0",
+    .help = "Ceiling of the drive's host interface, reads and writes "
+    "together; 0 is unlimited.  The controller's port adds its own "
+    "ceiling." },
+  { .name = "cache_size", .type = RAIDSIM_PT_SIZE, .offset = P (cache_size),
+    .def = "64M", .min = 0, .max = UINT64_C (64) << 30,
+    .help = "DRAM write buffer: writes are acknowledged once their data "
+    "is in it and programmed in the background; a write waits when it is "
+    "full.  0: every write waits for its program." },
+  { .name = "state", .type = RAIDSIM_PT_ENUM, .offset = P (state),
+    .def = "fresh", .enums = state_enums,
+    .help = "fresh (new or secure-erased: each page written once) or used "
+    "(steady state: writes pay garbage collection, write_amplification)." },
+  { .name = "write_amplification", .type = RAIDSIM_PT_RATIO,
+    .offset = P (write_amplification), .def = "3", .min = RAIDSIM_RATIO_ONE,
+    .max = 100 * RAIDSIM_RATIO_ONE, .unit = "x",
+    .help = "state = used: pages programmed per page the host writes; "
+    "each host page costs its die write_amplification program times "
+    "plus write_amplification - 1 read times." },
+  { .name = "unwritten_read", .type = RAIDSIM_PT_TIME,
+    .offset = P (unwritten_read), .def = "0", .min = 0,
+    .max = RAIDSIM_NS_PER_S,
+    .help = "state = fresh: time to answer a read of data never written "
+    "since the start of the run, without the flash (after the controller "
+    "stage); 0: such reads go to the flash like any other." },
+  RAIDSIM_PARAM_END,
+};
+#undef P
+
+/* A resource's reserved intervals from now on, sorted and disjoint. */
+struct busy {
+  raidsim_ns start, end;
+};
+
+struct timeline {
+  struct busy *b;
+  unsigned n, cap;
+};
+
+struct flash {
+  struct flash_params p;
+  uint64_t capacity;
+  unsigned ndies;
+  /* Where a page is, with masks and a shift when the sizes are powers
+   * of two (they nearly always are): a division takes tens of cycles,
+   * and these are on every command.
+   */
+  unsigned page_shift;          /* 0: page_size is not a power of two */
+  unsigned die_mask, ch_mask;   /* 0: not a power of two */
+  raidsim_ns program_cost;      /* die time per page the host writes */
+  raidsim_ns *die_free;         /* [ndies] */
+  struct timeline *ch;          /* [channels] */
+  raidsim_ns *core_free;        /* min-heap [cores] */
+  struct timeline iface;
+
+  /* Write buffer: slot k of nslots is free again at slot[k]. */
+  raidsim_ns *slot;
+  uint64_t nslots;
+  uint64_t pages_written;       /* pages handed to the dies so far */
+  uint64_t partial;             /* bytes collected towards the next page */
+
+  /* The last transfer times worked out, per rate: a run moves one size
+   * over and over, and a division per transfer shows in the speed.
+   */
+  struct memo { uint64_t len; raidsim_ns t; } memo_ch, memo_if;
+
+  /* Ranges written (unwritten_read), one bit per map_unit bytes. */
+  uint64_t *map;
+  uint64_t map_unit;
+
+  struct doneq done;
+};
+
+static int
+flash_check (const void *params)
+{
+  const struct flash_params *p = params;
+
+  if (p->cache_size && p->cache_size < p->page_size) {
+    raidsim_set_error ("cache_size: must be 0 or at least one page "
+                       "(page_size)");
+    return -1;
+  }
+  if (p->cache_size / p->page_size > MAX_SLOTS) {
+    raidsim_set_error ("cache_size: more than %" PRIu64 " pages of "
+                       "page_size; use larger pages or a smaller cache",
+                       MAX_SLOTS);
+    return -1;
+  }
+  return 0;
+}
+
+static void
+flash_destroy (void *dev)
+{
+  struct flash *d = dev;
+
+  if (d == NULL)
+    return;
+  free (d->die_free);
+  if (d->ch)
+    for (unsigned c = 0; c < d->p.channels; ++c)
+      free (d->ch[c].b);
+  free (d->ch);
+  free (d->iface.b);
+  free (d->core_free);
+  free (d->slot);
+  free (d->map);
+  doneq_free (&d->done);
+  free (d);
+}
+
+static void *
+flash_create (const void *params, uint64_t capacity)
+{
+  const struct flash_params *p = params;
+  struct flash *d;
+  uint64_t waf;
+
+  if (flash_check (params) == -1)
+    return NULL;
+  d = calloc (1, sizeof *d);
+  if (d == NULL)
+    goto nomem;
+  d->p = *p;
+  d->capacity = capacity;
+  d->ndies = p->channels * p->dies;
+  if ((p->page_size & (p->page_size - 1)) == 0)
+    d->page_shift = __builtin_ctzll (p->page_size);
+  if ((d->ndies & (d->ndies - 1)) == 0)
+    d->die_mask = d->ndies - 1;
+  if ((p->channels & (p->channels - 1)) == 0)
+    d->ch_mask = p->channels - 1;
+  d->die_free = calloc (d->ndies, sizeof d->die_free[0]);
+  d->ch = calloc (p->channels, sizeof d->ch[0]);
+  d->core_free = calloc (p->cores, sizeof d->core_free[0]);
+  d->nslots = p->cache_size / p->page_size;
+  if (d->nslots)
+    d->slot = calloc (d->nslots, sizeof d->slot[0]);
+  if (!d->die_free || !d->ch || !d->core_free ||
+      (d->nslots && !d->slot) || doneq_init (&d->done) == -1)
+    goto nomem;
+
+  /* Garbage collection's cost, in whole nanoseconds per host page. */
+  waf = p->state == STATE_USED ? p->write_amplification : RAIDSIM_RATIO_ONE;
+  d->program_cost =
+    (p->program_time * waf +
+     p->read_time * (waf - RAIDSIM_RATIO_ONE) + RAIDSIM_RATIO_ONE / 2)
+    / RAIDSIM_RATIO_ONE;
+
+  if (p->unwritten_read && p->state == STATE_FRESH) {
+    uint64_t bits;
+
+    d->map_unit = p->page_size;
+    while (capacity / d->map_unit >= MAP_BITS)
+      d->map_unit *= 2;
+    bits = capacity / d->map_unit + 1;
+    d->map = calloc ((bits + 63) / 64, sizeof d->map[0]);
+    if (d->map == NULL)
+      goto nomem;
+  }
+  return d;
+
+ nomem:
+  raidsim_set_error ("flash: out of memory");
+  flash_destroy (d);
+  return NULL;
+}
+
+/* Time to move len bytes at rate, rounded up (never faster than the
+ * rate); 0 for an unlimited rate.
+ */
+static raidsim_ns
+xfer (uint64_t len, uint64_t rate)
+{
+  if (rate == 0)
+    return 0;
+  /* 64-bit division when it cannot overflow (see link.c). */
+  if (len <= (UINT64_MAX - rate) / RAIDSIM_NS_PER_S)
+    return (len * RAIDSIM_NS_PER_S + rate - 1) / rate;
+  return (raidsim_ns) (((unsigned __int128) len * RAIDSIM_NS_PER_S + rate - 1)
+                       / rate);
+}
+
+static raidsim_ns
+xfer_memo (struct memo *m, uint64_t len, uint64_t rate)
+{
+  if (len != m->len) {
+    m->len = len;
+    m->t = xfer (len, rate);
+  }
+  return m->t;
+}
+
+static raidsim_ns
+max_ns (raidsim_ns a, raidsim_ns b)
+{
+  return a > b ? a : b;
+}
+
+/* Reserve len ns of tl, starting no earlier than ready, in the first gap
+ * that fits; now (the submission time) lets it forget the past.  The
+ * array grows only while more transfers are pending than ever before,
+ * so memory follows the queue depth.
+ */
+static raidsim_ns
+reserve (struct timeline *tl, raidsim_ns ready, raidsim_ns len,
+         raidsim_ns now)
+{
+  unsigned i = 0, k;
+  raidsim_ns t = ready;
+
+  if (len == 0)
+    return ready;
+  /* Forget what has ended; the array is a few entries long, so a plain
+   * loop beats a call to memmove.
+   */
+  while (i < tl->n && tl->b[i].end <= now)
+    i++;
+  if (i) {
+    for (k = i; k < tl->n; ++k)
+      tl->b[k - i] = tl->b[k];
+    tl->n -= i;
+  }
+  /* Most often the resource is free from ready on: append. */
+  if (tl->n && t < tl->b[tl->n - 1].end)
+    for (i = 0; i < tl->n; ++i) {
+      if (tl->b[i].end <= t)
+        continue;
+      if (t + len <= tl->b[i].start)
+        break;
+      t = tl->b[i].end;
+    }
+  else
+    i = tl->n;
+  if (tl->n == tl->cap) {
+    unsigned cap = tl->cap ? 2 * tl->cap : 8;
+    struct busy *b = realloc (tl->b, cap * sizeof *b);
+
+    if (b == NULL) {
+      fprintf (stderr, "raidsim: out of memory in the flash model\n");
+      abort ();
+    }
+    tl->b = b;
+    tl->cap = cap;
+  }
+  for (k = tl->n; k > i; --k)
+    tl->b[k] = tl->b[k - 1];
+  tl->b[i] = (struct busy) { t, t + len };
+  tl->n++;
+  return t;
+}
+
+/* Stage 1: the earliest-free core takes the command. */
+static raidsim_ns
+controller_stage (struct flash *d, raidsim_ns now)
+{
+  raidsim_ns *heap = d->core_free, t;
+  size_t n = d->p.cores, i = 0;
+
+  t = max_ns (now, heap[0]) + d->p.overhead;
+  for (;;) {
+    size_t c = 2 * i + 1;
+
+    if (c >= n)
+      break;
+    if (c + 1 < n && heap[c + 1] < heap[c])
+      c++;
+    if (heap[c] >= t)
+      break;
+    heap[i] = heap[c];
+    i = c;
+  }
+  heap[i] = t;
+  return t;
+}
+
+static bool
+map_test_range (const struct flash *d, uint64_t off, uint64_t len)
+{
+  uint64_t b, last = (off + len - 1) / d->map_unit;
+
+  for (b = off / d->map_unit; b <= last; ++b)
+    if (d->map[b / 64] & (UINT64_C (1) << (b % 64)))
+      return true;
+  return false;
+}
+
+static void
+map_set_range (struct flash *d, uint64_t off, uint64_t len)
+{
+  uint64_t b, last = (off + len - 1) / d->map_unit;
+
+  for (b = off / d->map_unit; b <= last; ++b)
+    d->map[b / 64] |= UINT64_C (1) << (b % 64);
+}
+
+static inline uint64_t
+page_of (const struct flash *d, uint64_t off)
+{
+  return d->page_shift ? off >> d->page_shift : off / d->p.page_size;
+}
+
+/* The die of page (or write) number n, and the channel of a die. */
+static inline unsigned
+die_of (const struct flash *d, uint64_t n)
+{
+  return d->die_mask || d->ndies == 1 ? n & d->die_mask : n % d->ndies;
+}
+
+static inline unsigned
+channel_of (const struct flash *d, unsigned die)
+{
+  return d->ch_mask || d->p.channels == 1 ? die & d->ch_mask
+    : die % d->p.channels;
+}
+
+/* Program one page on the next die in turn, its data ready at t;
+ * returns when the program ends.
+ */
+static raidsim_ns
+program_page (struct flash *d, uint64_t bytes, raidsim_ns t, raidsim_ns now)
+{
+  unsigned die = die_of (d, d->pages_written++);
+  unsigned ch = channel_of (d, die);
+  raidsim_ns x = xfer_memo (&d->memo_ch, bytes, d->p.channel_rate), moved;
+
+  moved = reserve (&d->ch[ch], max_ns (t, d->die_free[die]), x, now) + x;
+  d->die_free[die] = moved + d->program_cost;
+  return d->die_free[die];
+}
+
+static raidsim_ns
+do_read (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
+         raidsim_ns now)
+{
+  uint64_t ps = d->p.page_size;
+  uint64_t off = io->offset, end = io->offset + io->len;
+  raidsim_ns out = t;
+
+  if (d->map && !map_test_range (d, off, io->len)) {
+    raidsim_ns x = xfer (io->len, d->p.interface_rate);
+
+    return reserve (&d->iface, t + d->p.unwritten_read, x, now) + x;
+  }
+  while (off < end) {
+    uint64_t page = page_of (d, off);
+    uint64_t bytes = (page + 1) * ps < end ? (page + 1) * ps - off : end - off;
+    unsigned die = die_of (d, page);
+    unsigned ch = channel_of (d, die);
+    raidsim_ns ready, moved, xc, xi;
+
+    xc = xfer_memo (&d->memo_ch, bytes, d->p.channel_rate);
+    xi = xfer_memo (&d->memo_if, bytes, d->p.interface_rate);
+    ready = max_ns (t, d->die_free[die]) + d->p.read_time;
+    moved = reserve (&d->ch[ch], ready, xc, now) + xc;
+    d->die_free[die] = moved;
+    out = max_ns (out, reserve (&d->iface, moved, xi, now) + xi);
+    off += bytes;
+  }
+  return out;
+}
+
+static raidsim_ns
+do_write (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
+          raidsim_ns now)
+{
+  uint64_t ps = d->p.page_size;
+  raidsim_ns in, done, xi = xfer (io->len, d->p.interface_rate);
+
+  if (d->map)
+    map_set_range (d, io->offset, io->len);
+  in = reserve (&d->iface, t, xi, now) + xi;
+
+  if (d->nslots == 0) {
+    /* Write-through: every page the write touches is programmed, a
+     * partial one costing a whole program.
+     */
+    uint64_t first = io->offset / ps, last = (io->offset + io->len - 1) / ps;
+    uint64_t page;
+
+    done = in;
+    for (page = first; page <= last; ++page) {
+      uint64_t lo = page == first ? io->offset : page * ps;
+      uint64_t hi = page == last ? io->offset + io->len : (page + 1) * ps;
+
+      done = max_ns (done, program_page (d, hi - lo, in, now));
+    }
+    return done;
+  }
+
+  /* Write-back: each page the buffer fills takes a slot when the slot's
+   * previous page has been programmed, and is programmed from there.
+   * The write is done when all its data has a slot.
+   */
+  done = in;
+  d->partial += io->len;
+  while (d->partial >= ps) {
+    uint64_t k = d->pages_written % d->nslots;
+    raidsim_ns enter = max_ns (in, d->slot[k]);
+
+    done = max_ns (done, enter);
+    d->slot[k] = program_page (d, ps, enter, now);
+    d->partial -= ps;
+  }
+  if (d->partial)
+    done = max_ns (done, d->slot[d->pages_written % d->nslots]);
+  return done;
+}
+
+static raidsim_ns
+flash_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
+{
+  struct flash *d = dev;
+  raidsim_ns t = controller_stage (d, now), done;
+
+  done = io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
+    : do_write (d, io, t, now);
+  doneq_push (&d->done, io, done);
+  return done;
+}
+
+static raidsim_ns
+flash_next (const void *dev)
+{
+  return doneq_next (&((const struct flash *) dev)->done);
+}
+
+static struct raidsim_io *
+flash_reap (void *dev, raidsim_ns now)
+{
+  return doneq_pop (&((struct flash *) dev)->done, now);
+}
+
+const struct raidsim_device_ops raidsim_device_flash = {
+  .version = RAIDSIM_DEVICE_OPS_VERSION,
+  .name = "flash",
+  .summary = "SSD: controller cores, channels x dies with page read and "
+  "program times, interface ceiling, DRAM write buffer, fresh or used "
+  "(garbage collection)",
+  .params = flash_params,
+  .params_size = sizeof (struct flash_params),
+  .check = flash_check,
+  .create = flash_create,
+  .destroy = flash_destroy,
+  .submit = flash_submit,
+  .next = flash_next,
+  .reap = flash_reap,
+};

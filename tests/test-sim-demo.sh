@@ -1,0 +1,75 @@
+#!/bin/bash
+# raidsim tests: `raidsim` with no arguments runs the built-in demo from
+# any directory (its configs are compiled in), and the command line
+# names bad presets clearly.
+#
+# Run: meson test -C build sim-demo
+#  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/test-sim-demo.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+RAIDSIM=${RAIDSIM:-$here/../build/raidsim/raidsim}
+SRCDIR=${SRCDIR:-$here/..}
+[ -x "$RAIDSIM" ] || { echo "test-sim-demo.sh: $RAIDSIM is not built"; exit 1; }
+RAIDSIM=$(cd "$(dirname "$RAIDSIM")" && pwd)/$(basename "$RAIDSIM")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
+ok () { echo "ok: $*"; }
+
+# From a directory with no configs in it, with a private TMPDIR so that
+# the demo's scratch files can be seen to be cleaned up.
+mkdir "$tmp/cwd" "$tmp/scratch"
+if (cd "$tmp/cwd" && TMPDIR="$tmp/scratch" "$RAIDSIM") > "$tmp/demo" \
+     2>"$tmp/err"; then
+  rows=$(grep -cE '^(seq|rand)-(read|write)-(128k|4k)-qd[0-9]+ ' "$tmp/demo")
+  if [ "$rows" = 24 ] && grep -q 'single-optane-900p' "$tmp/demo" &&
+     grep -q 'raid0-2x-optane-vroc' "$tmp/demo"; then
+    ok "demo: 24 four-corner rows, single drive against RAID 0"
+  else
+    fail "demo: unexpected output:"; cat "$tmp/demo"
+  fi
+  if [ -z "$(ls -A "$tmp/scratch")" ]; then
+    ok "demo: scratch files removed"
+  else
+    fail "demo: left $(ls "$tmp/scratch")"
+  fi
+else
+  fail "demo: exit status $?: $(cat "$tmp/err")"
+fi
+
+# The compiled-in configs are those of configs/.
+"$RAIDSIM" demo --configs > "$tmp/configs"
+for f in arrays/single-optane-900p.ini devices/optane-900p-like.ini \
+         controllers/vroc-like.ini; do
+  if awk -v f="==> configs/$f <==" '$0 == f {p = 1; next}
+                                      /^==> / {p = 0} p' "$tmp/configs" |
+       sed '${/^$/d}' | cmp -s - "$SRCDIR/configs/$f"; then
+    ok "demo --configs: $f matches configs/"
+  else
+    fail "demo --configs: $f differs from configs/$f"
+  fi
+done
+
+# Bad presets: one line that names the presets.
+array=$SRCDIR/configs/arrays/raid0-2x-fixed.ini
+for w in cdm4 four_corners; do
+  if "$RAIDSIM" run "$array" --workload "$w" >/dev/null 2>"$tmp/err"; then
+    fail "--workload $w: succeeded"
+  elif grep -qF "'$w' is neither a fio job file nor a preset; the presets are cdm3, cdm8, winsat-disk, hdtune-read, hdtune-write, four-corners" "$tmp/err"; then
+    ok "--workload $w: names the presets"
+  else
+    fail "--workload $w: got: $(cat "$tmp/err")"
+  fi
+done
+if "$RAIDSIM" run "$array" --workload cdm3:lots >/dev/null 2>"$tmp/err"; then
+  fail "--workload cdm3:lots: succeeded"
+elif grep -qF "cdm3:lots: 'lots' is not a span" "$tmp/err"; then
+  ok "--workload cdm3:lots: says what a span is"
+else
+  fail "--workload cdm3:lots: got: $(cat "$tmp/err")"
+fi
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -1,0 +1,448 @@
+/* raidsim: the hdd and flash device models and the controller's
+ * write-back cache, against closed forms worked out here from their
+ * parameters (never copied from the simulator's output):
+ *
+ *   - hdd: random 4 KiB reads at QD 1 over the whole disk run at
+ *     1 / (average seek + half a revolution + transfer), within a few
+ *     percent; rotation follows the clock (a sector just missed costs a
+ *     whole turn); NCQ's shortest-positioning-time-first order raises
+ *     QD 32 well above QD 1, and with NCQ off it does not;
+ *   - flash: one read takes overhead + read_time + the channel and
+ *     interface transfers; reads scale with queue depth as the
+ *     channels x dies allow, up to saturation; a used drive writes
+ *     slower than a fresh one, by its write amplification exactly;
+ *   - the controller's write-back cache acknowledges writes at once
+ *     until it is full, and then at the member's pace; by watermark it
+ *     flushes only what is above the mark.
+ *
+ * Some tests drive a model by hand, with no engine, the way a
+ * wall-clock driver would.
+ *
+ * Run: meson test -C build --suite unit sim-devices
+ */
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raidsim/device.h"
+#include "raidsim/param.h"
+#include "sim-test.h"
+
+#define US RAIDSIM_NS_PER_US
+#define MS RAIDSIM_NS_PER_MS
+
+static double
+iops (const struct sim_test_run *r, unsigned job, enum raidsim_dir d)
+{
+  return raidsim_result_iops (raidsim_sim_job (r->s, job), d);
+}
+
+/* A device's parameters from its table, with overrides, as a [device]
+ * section would give them.
+ */
+static void *
+model_params (const struct raidsim_device_ops *ops, const char *const *kv)
+{
+  void *p = calloc (1, ops->params_size);
+  const struct raidsim_param *q;
+
+  raidsim_params_defaults (ops->params, p);
+  for (; kv && kv[0]; kv += 2) {
+    for (q = ops->params; q->name; ++q)
+      if (strcmp (q->name, kv[0]) == 0)
+        break;
+    ck_assert_msg (q->name != NULL, "no key %s", kv[0]);
+    ck_assert_msg (raidsim_param_parse (q, kv[1], (char *) p + q->offset) == 0,
+                   "%s", raidsim_error ());
+  }
+  return p;
+}
+
+/* A single drive behind a controller that adds nothing. */
+static const char *
+single_array (const char *device_text)
+{
+  sim_test_file ("d.ini", "[device]\n%s", device_text);
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                 "max_outstanding = 256\n");
+  return sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                        "device = d.ini\ncontroller = c.ini\n");
+}
+
+/* ---- hdd ---- */
+
+/* 7200 rpm; no cache (so no read-ahead hits), no overhead: the service
+ * time of a random read is seek + rotational wait + transfer alone.
+ */
+#define HDD_BASE \
+  "model = hdd\ncapacity = 1000000000000\nrpm = 7200\n" \
+  "seek_single = 0.8ms\nseek_avg = 8.5ms\nseek_full = 17ms\n" \
+  "rate_outer = 125MB/s\nrate_inner = 65MB/s\nheads = 4\n"
+
+START_TEST (hdd_random_qd1_closed_form)
+{
+  struct sim_test_run r;
+  const char *a = single_array (HDD_BASE "overhead = 0\ncache_size = 0\n");
+  const char *j = sim_test_file ("j.fio", "[j]\nrw=randread\nbs=4k\n"
+                                 "iodepth=1\nnumber_ios=6000\n");
+  const double T = 60.0 / 7200;          /* s per revolution */
+  /* The mean media rate over the surface (linear in radius, bytes
+   * uniform): close enough for a 33 us term.
+   */
+  const double xfer = 4096 / ((125e6 + 65e6) / 2);
+  const double expect = 1 / (8.5e-3 + T / 2 + xfer);
+  double got;
+
+  sim_test_run (&r, a, j, 1);
+  got = iops (&r, 0, RAIDSIM_READ);
+  /* Random byte addresses put more seeks on the longer outer tracks
+   * than random cylinders do (the data sheet's average), so the model
+   * comes out a little faster; 3% covers that and the sampling.
+   */
+  ck_assert_msg (fabs (got / expect - 1) < 0.03,
+                 "random 4K QD1: %.2f IOPS, closed form %.2f", got, expect);
+  sim_test_done (&r);
+}
+END_TEST
+
+START_TEST (hdd_ncq_reorders)
+{
+  struct sim_test_run r;
+  const char *j1 = sim_test_file ("j1.fio", "[j]\nrw=randread\nbs=4k\n"
+                                  "iodepth=1\nnumber_ios=1500\n");
+  const char *j32 = sim_test_file ("j32.fio", "[j]\nrw=randread\nbs=4k\n"
+                                   "iodepth=32\nnumber_ios=3000\n");
+  const char *a;
+  double qd1, qd32, fifo32;
+
+  a = single_array (HDD_BASE "overhead = 0\ncache_size = 0\nncq = true\n");
+  sim_test_run (&r, a, j1, 1);
+  qd1 = iops (&r, 0, RAIDSIM_READ);
+  sim_test_done (&r);
+  sim_test_run (&r, a, j32, 1);
+  qd32 = iops (&r, 0, RAIDSIM_READ);
+  sim_test_done (&r);
+  a = single_array (HDD_BASE "overhead = 0\ncache_size = 0\nncq = false\n");
+  sim_test_run (&r, a, j32, 1);
+  fifo32 = iops (&r, 0, RAIDSIM_READ);
+  sim_test_done (&r);
+
+  /* Shortest positioning time first out of 32 cuts both the seek and
+   * the rotational wait: well above QD 1.  Without NCQ the drive takes
+   * commands in order, and a deep queue buys nothing.
+   */
+  ck_assert_msg (qd32 > 1.8 * qd1, "NCQ: QD32 %.1f IOPS vs QD1 %.1f", qd32,
+                 qd1);
+  ck_assert_msg (fabs (fifo32 / qd1 - 1) < 0.05,
+                 "no NCQ: QD32 %.1f IOPS vs QD1 %.1f", fifo32, qd1);
+}
+END_TEST
+
+/* Rotation follows the clock: the drive is driven by hand.  At t = 0
+ * byte 0 is under the head (angle 0, cylinder 0).  A read of it that is
+ * ready after the overhead O has just missed it and waits for the rest
+ * of the turn: done = T + transfer.  The next block, ready O after that,
+ * has just been missed too: another T - O + transfer.
+ */
+START_TEST (hdd_rotation_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "cache_size", "0",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  void *params = model_params (ops, kv), *dev;
+  struct raidsim_io io[2];
+  const raidsim_ns T = 10 * MS;          /* 6000 rpm */
+  const raidsim_ns X = 40960;            /* 4096 bytes at 100 MB/s */
+  raidsim_ns t;
+
+  ck_assert_int_eq (ops->version, RAIDSIM_DEVICE_OPS_VERSION);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  memset (io, 0, sizeof io);
+  io[0].dir = io[1].dir = RAIDSIM_READ;
+  io[0].len = io[1].len = 4096;
+  io[1].offset = 4096;
+
+  /* A reordering model cannot say at submission when it will finish. */
+  ck_assert_uint_eq (ops->submit (dev, &io[0], 0), RAIDSIM_NEVER);
+  /* Drive it as a wall-clock driver would: until next (), reap. */
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER) {
+    struct raidsim_io *done = ops->reap (dev, t);
+
+    if (done) {
+      ck_assert_ptr_eq (done, &io[0]);
+      break;
+    }
+  }
+  /* Within a nanosecond: the model rounds completions up. */
+  ck_assert_msg (t >= T + X && t <= T + X + 1, "first read at %lu",
+                 (unsigned long) t);
+  ck_assert_uint_eq (ops->submit (dev, &io[1], t), RAIDSIM_NEVER);
+  {
+    raidsim_ns t0 = t, want = t0 + T + X;
+
+    while ((t = ops->next (dev)) != RAIDSIM_NEVER &&
+           ops->reap (dev, t) != &io[1])
+      ;
+    ck_assert_msg (t + 2 >= want && t <= want + 2, "second read at %lu, "
+                   "want %lu", (unsigned long) t, (unsigned long) want);
+  }
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
+/* With the cache, read-ahead keeps up with a sequential stream: 128 KiB
+ * reads at QD1 run at the media rate, not one block per revolution.
+ */
+START_TEST (hdd_readahead_streams)
+{
+  struct sim_test_run r;
+  const char *a = single_array ("model = hdd\ncapacity = 100000000000\n"
+                                "rate_outer = 100MB/s\n"
+                                "rate_inner = 100MB/s\n");
+  const char *j = sim_test_file ("j.fio", "[j]\nrw=read\nbs=128k\n"
+                                 "iodepth=1\nsize=256m\n");
+  double bw;
+
+  sim_test_run (&r, a, j, 1);
+  bw = raidsim_result_bw (raidsim_sim_job (r.s, 0), RAIDSIM_READ);
+  ck_assert_msg (bw > 0.97e8 && bw < 1.0001e8, "sequential: %.0f B/s", bw);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* ---- flash ---- */
+
+/* One read, by hand: the controller's overhead, the die's read time,
+ * the page across the channel, the bytes across the interface.
+ */
+START_TEST (flash_read_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("flash");
+  static const char *const kv[] = {
+    "overhead", "3us", "read_time", "50us", "page_size", "4K",
+    "channel_rate", "400MB/s", "interface_rate", "500MB/s", NULL
+  };
+  void *params = model_params (ops, kv), *dev;
+  struct raidsim_io io;
+  /* 4096 B at 400 MB/s is 10240 ns, at 500 MB/s 8192 ns. */
+  const raidsim_ns want = 3 * US + 50 * US + 10240 + 8192;
+
+  dev = ops->create (params, UINT64_C (1) << 30);
+  ck_assert_ptr_nonnull (dev);
+  memset (&io, 0, sizeof io);
+  io.dir = RAIDSIM_READ;
+  io.len = 4096;
+  ck_assert_uint_eq (ops->submit (dev, &io, 0), want);
+  ck_assert_uint_eq (ops->next (dev), want);
+  ck_assert_ptr_null (ops->reap (dev, want - 1));
+  ck_assert_ptr_eq (ops->reap (dev, want), &io);
+  ck_assert_uint_eq (ops->next (dev), RAIDSIM_NEVER);
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
+/* Eight dies (2 channels x 4), reads of one page taking R with nothing
+ * else in the way.  Sequential pages go to the dies in turn, so QD q
+ * keeps min (q, 8) dies busy: IOPS = min (q, 8) / R exactly.  Random
+ * pages collide on dies: IOPS rises with q, stays at or below
+ * min (q, 8) / R, at or above what exponential service would give
+ * (the product form: N / R x q / (q + N - 1)), and comes within 10% of
+ * 8 / R by QD 64.
+ */
+#define FLASH_FAST \
+  "model = flash\ncapacity = 64G\nchannels = 2\ndies = 4\npage_size = 4K\n" \
+  "read_time = 50us\nchannel_rate = 0\ninterface_rate = 0\noverhead = 0\n"
+
+START_TEST (flash_parallelism)
+{
+  const double R = 50e-6, N = 8;
+  const char *a = single_array (FLASH_FAST);
+  unsigned q;
+  double prev = 0;
+
+  for (q = 1; q <= 64; q *= 2) {
+    struct sim_test_run r;
+    const char *j = sim_test_file ("j.fio", "[seq]\nrw=read\nbs=4k\n"
+                                   "iodepth=%u\nnumber_ios=4000\n"
+                                   "[rnd]\nstonewall\nrw=randread\nbs=4k\n"
+                                   "iodepth=%u\nnumber_ios=8000\n", q, q);
+    double busy = q < N ? q : N, seq, rnd;
+
+    sim_test_run (&r, a, j, 1);
+    seq = iops (&r, 0, RAIDSIM_READ);
+    rnd = iops (&r, 1, RAIDSIM_READ);
+    ck_assert_msg (fabs (seq / (busy / R) - 1) < 1e-3,
+                   "sequential QD%u: %.1f IOPS, want %.1f", q, seq, busy / R);
+    ck_assert_msg (rnd <= busy / R * 1.001, "random QD%u: %.1f IOPS above "
+                   "%.1f", q, rnd, busy / R);
+    ck_assert_msg (rnd >= N / R * q / (q + N - 1) * 0.98,
+                   "random QD%u: %.1f IOPS below the product form %.1f", q,
+                   rnd, N / R * q / (q + N - 1));
+    ck_assert_msg (rnd > prev, "random QD%u: %.1f IOPS, not above QD%u",
+                   q, rnd, q / 2);
+    prev = rnd;
+    if (q == 64)
+      ck_assert_msg (rnd > 0.9 * N / R, "random QD64: %.1f IOPS", rnd);
+    sim_test_done (&r);
+  }
+}
+END_TEST
+
+/* Writes with no DRAM buffer, one page each, at a queue deep enough to
+ * keep all eight dies programming: fresh, IOPS = 8 / P; used, each page
+ * costs W x P + (W - 1) x R, so IOPS = 8 / (W P + (W - 1) R).
+ */
+START_TEST (flash_used_writes_slower)
+{
+  const double P = 200e-6, R = 50e-6, W = 2.5, N = 8;
+  const char *j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
+                                 "iodepth=32\nnumber_ios=8000\n");
+  struct sim_test_run r;
+  double fresh, used;
+
+  sim_test_run (&r, single_array (FLASH_FAST "program_time = 200us\n"
+                                  "cache_size = 0\nstate = fresh\n"), j, 1);
+  fresh = iops (&r, 0, RAIDSIM_WRITE);
+  sim_test_done (&r);
+  sim_test_run (&r, single_array (FLASH_FAST "program_time = 200us\n"
+                                  "cache_size = 0\nstate = used\n"
+                                  "write_amplification = 2.5\n"), j, 1);
+  used = iops (&r, 0, RAIDSIM_WRITE);
+  sim_test_done (&r);
+
+  ck_assert_msg (used < fresh, "used %.1f IOPS, fresh %.1f", used, fresh);
+  ck_assert_msg (fabs (fresh / (N / P) - 1) < 0.01, "fresh: %.1f IOPS, "
+                 "want %.1f", fresh, N / P);
+  ck_assert_msg (fabs (used / (N / (W * P + (W - 1) * R)) - 1) < 0.01,
+                 "used: %.1f IOPS, want %.1f", used,
+                 N / (W * P + (W - 1) * R));
+}
+END_TEST
+
+/* A DRAM buffer absorbs a burst: a write that finds room completes as
+ * soon as its data is in, well before any program could end.
+ */
+START_TEST (flash_buffer_absorbs_writes)
+{
+  const char *j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
+                                 "iodepth=1\nnumber_ios=100\n");
+  struct sim_test_run r;
+
+  sim_test_run (&r, single_array (FLASH_FAST "program_time = 200us\n"
+                                  "cache_size = 1M\n"), j, 1);
+  /* 100 writes of 4 KiB fit in 1 MiB: none waits for a program. */
+  ck_assert_uint_eq (raidsim_hist_max (&raidsim_sim_job (r.s, 0)
+                                       ->dir[RAIDSIM_WRITE].lat), 0);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* ---- the controller's write-back cache ---- */
+
+/* A drive that takes 1 ms per write, one at a time, behind a 1 MiB
+ * cache flushed at once: the first 256 writes of 4 KiB are acknowledged
+ * at time 0, and every later one when a flush frees its room, one per
+ * millisecond; N writes at QD 1 end at (N - 256) ms.  Without the cache
+ * the drive's 1000 IOPS is all there is.
+ */
+START_TEST (controller_write_back_cache)
+{
+  const unsigned N = 2000, C = 256;
+  const char *j = sim_test_file ("j.fio", "[j]\nrw=write\nbs=4k\n"
+                                 "iodepth=1\nnumber_ios=%u\n", N);
+  struct sim_test_run r;
+  const char *a;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 64G\n"
+                 "latency = 1ms\nparallelism = 1\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                 "cache_size = 1M\ncache_flush = immediate\n");
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->end, (N - C) * MS);
+  ck_assert_rel (iops (&r, 0, RAIDSIM_WRITE), N / ((N - C) * 1e-3));
+  /* Every write reached the drive, after the host was done. */
+  ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[RAIDSIM_WRITE], N);
+  sim_test_done (&r);
+
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_rel (iops (&r, 0, RAIDSIM_WRITE), 1000.0);
+  sim_test_done (&r);
+
+  /* RAID 1: each write is two commands, one per member, so the cache
+   * holds 128 writes, and a waiting write needs room for both of its
+   * commands (this once looped forever when more than one command
+   * waited).  Both members flush one per millisecond: write k > 128 is
+   * acknowledged at (k - 128) ms.
+   */
+  a = sim_test_file ("a1.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                 "cache_size = 1M\ncache_flush = immediate\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->end, (N - C / 2) * MS);
+  ck_assert_uint_eq (raidsim_sim_member (r.s, 1)->ios[RAIDSIM_WRITE], N);
+  sim_test_done (&r);
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+
+  /* Flushing by watermark: 200 writes fit, and only what is above half
+   * of the cache, 200 - 128 of them, ever reaches the drive.
+   */
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                 "cache_size = 1M\ncache_flush = watermark\n"
+                 "cache_high = 50\n");
+  j = sim_test_file ("j.fio", "[j]\nrw=write\nbs=4k\nnumber_ios=200\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_WRITE].ios, 200);
+  ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[RAIDSIM_WRITE],
+                     200 - C / 2);
+  sim_test_done (&r);
+}
+END_TEST
+
+static Suite *
+devices_suite (void)
+{
+  Suite *s = suite_create ("sim-devices");
+  TCase *tc = tcase_create ("hdd");
+
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, hdd_random_qd1_closed_form);
+  tcase_add_test (tc, hdd_ncq_reorders);
+  tcase_add_test (tc, hdd_rotation_by_hand);
+  tcase_add_test (tc, hdd_readahead_streams);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("flash");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, flash_read_by_hand);
+  tcase_add_test (tc, flash_parallelism);
+  tcase_add_test (tc, flash_used_writes_slower);
+  tcase_add_test (tc, flash_buffer_absorbs_writes);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("controller");
+  tcase_add_test (tc, controller_write_back_cache);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (devices_suite ());
+  int failed;
+
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

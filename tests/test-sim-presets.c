@@ -1,0 +1,439 @@
+/* raidsim: benchmark presets, stonewall groups and sweeps.
+ *
+ *   - every preset expands to the jobs docs/presets.md documents (the
+ *     tables below are written from that page, not from preset.c);
+ *   - bad preset names and arguments give a clear error;
+ *   - stonewall runs jobs one after another, and time_based keeps a job
+ *     going over its region until runtime;
+ *   - a sweep gives byte-identical output in one process and in two,
+ *     and varying the member count scales a closed form.
+ *
+ * Run: meson test -C build --suite unit sim-presets
+ */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "raidsim/preset.h"
+#include "raidsim/sweep.h"
+#include "sim-test.h"
+
+#define KiB UINT64_C (1024)
+#define MiB (KiB * 1024)
+#define GiB (MiB * 1024)
+#define SEC RAIDSIM_NS_PER_S
+
+/* What docs/presets.md says a job of a preset is. */
+struct want {
+  const char *name;
+  int rw;
+  uint64_t bs, iodepth;
+};
+
+static void
+check_jobs (const struct raidsim_jobfile *jf, const struct want *w,
+            unsigned n, uint64_t size, uint64_t runtime, bool time_based)
+{
+  unsigned i;
+
+  ck_assert_uint_eq (jf->njobs, n);
+  /* Every test waits for the one before: one stonewall group each. */
+  ck_assert_uint_eq (jf->ngroups, n);
+  for (i = 0; i < n; ++i) {
+    const struct raidsim_job *j = &jf->jobs[i];
+
+    ck_assert_str_eq (j->name, w[i].name);
+    ck_assert_int_eq (j->rw, w[i].rw);
+    ck_assert_uint_eq (j->bs, w[i].bs);
+    ck_assert_uint_eq (j->iodepth, w[i].iodepth);
+    ck_assert_uint_eq (j->numjobs, 1);
+    ck_assert_uint_eq (j->group, i);
+    if (strcmp (j->name, "prepare") == 0) {
+      /* The test file is written once, whole, and not reported. */
+      ck_assert (j->hidden);
+      ck_assert_uint_eq (j->size, size);
+      ck_assert (!j->time_based);
+      continue;
+    }
+    ck_assert (!j->hidden);
+    ck_assert_uint_eq (j->size, size);
+    ck_assert_uint_eq (j->runtime, runtime);
+    ck_assert_int_eq (j->time_based, time_based);
+  }
+}
+
+#define R(x) RAIDSIM_RW_##x
+
+START_TEST (cdm3)
+{
+  static const struct want w[] = {
+    { "prepare", R (WRITE), MiB, 1 },
+    { "seq-read", R (READ), MiB, 1 },
+    { "seq-write", R (WRITE), MiB, 1 },
+    { "512k-read", R (RANDREAD), 512 * KiB, 1 },
+    { "512k-write", R (RANDWRITE), 512 * KiB, 1 },
+    { "4k-read", R (RANDREAD), 4 * KiB, 1 },
+    { "4k-write", R (RANDWRITE), 4 * KiB, 1 },
+    { "4k-qd32-read", R (RANDREAD), 4 * KiB, 32 },
+    { "4k-qd32-write", R (RANDWRITE), 4 * KiB, 32 },
+  };
+  struct raidsim_jobfile *jf;
+
+  /* CrystalDiskMark's sizes are binary: 1000MB is 1000 MiB. */
+  jf = raidsim_preset_expand ("cdm3", 100 * GiB);
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  check_jobs (jf, w, 9, 1000 * MiB, 5 * SEC, true);
+  ck_assert_int_eq (jf->summary, RAIDSIM_SUMMARY_NONE);
+  raidsim_jobfile_free (jf);
+
+  jf = raidsim_preset_expand ("cdm3:50MB", 100 * GiB);
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  check_jobs (jf, w, 9, 50 * MiB, 5 * SEC, true);
+  raidsim_jobfile_free (jf);
+
+  jf = raidsim_preset_expand ("cdm3:1000MB", 100 * GiB);
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  check_jobs (jf, w, 9, 1000 * MiB, 5 * SEC, true);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+START_TEST (cdm8)
+{
+  static const struct want w[] = {
+    { "prepare", R (WRITE), MiB, 1 },
+    { "SEQ1M-Q8T1-read", R (READ), MiB, 8 },
+    { "SEQ1M-Q1T1-read", R (READ), MiB, 1 },
+    { "RND4K-Q32T1-read", R (RANDREAD), 4 * KiB, 32 },
+    { "RND4K-Q1T1-read", R (RANDREAD), 4 * KiB, 1 },
+    { "SEQ1M-Q8T1-write", R (WRITE), MiB, 8 },
+    { "SEQ1M-Q1T1-write", R (WRITE), MiB, 1 },
+    { "RND4K-Q32T1-write", R (RANDWRITE), 4 * KiB, 32 },
+    { "RND4K-Q1T1-write", R (RANDWRITE), 4 * KiB, 1 },
+  };
+  struct raidsim_jobfile *jf = raidsim_preset_expand ("cdm8", 100 * GiB);
+
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  check_jobs (jf, w, 9, GiB, 5 * SEC, true);
+  raidsim_jobfile_free (jf);
+  jf = raidsim_preset_expand ("cdm8:4GiB", 100 * GiB);
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  check_jobs (jf, w, 9, 4 * GiB, 5 * SEC, true);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+START_TEST (winsat)
+{
+  static const struct want w[] = {
+    { "Random 16.0 Read", R (RANDREAD), 16 * KiB, 1 },
+    { "Sequential 64.0 Read", R (READ), 64 * KiB, 1 },
+    { "Sequential 64.0 Write", R (WRITE), 64 * KiB, 1 },
+  };
+  struct raidsim_jobfile *jf = raidsim_preset_expand ("winsat-disk",
+                                                      100 * GiB);
+
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  /* The whole disk (size 0), 5 s each. */
+  check_jobs (jf, w, 3, 0, 5 * SEC, false);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+START_TEST (four_corners)
+{
+  static const struct { const char *name; int rw; uint64_t bs; } pat[] = {
+    { "seq-read-128k", R (READ), 128 * KiB },
+    { "seq-write-128k", R (WRITE), 128 * KiB },
+    { "rand-read-4k", R (RANDREAD), 4 * KiB },
+    { "rand-write-4k", R (RANDWRITE), 4 * KiB },
+  };
+  struct want w[24];
+  char names[24][64];
+  struct raidsim_jobfile *jf;
+  unsigned p, q, k = 0;
+
+  for (p = 0; p < 4; ++p)
+    for (q = 1; q <= 32; q *= 2, ++k) {
+      snprintf (names[k], sizeof names[k], "%s-qd%u", pat[p].name, q);
+      w[k] = (struct want) { names[k], pat[p].rw, pat[p].bs, q };
+    }
+  jf = raidsim_preset_expand ("four-corners", 100 * GiB);
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  /* 1 s each after 100 ms of ramp, at most 100,000 I/Os. */
+  check_jobs (jf, w, 24, 0, SEC, true);
+  for (k = 0; k < 24; ++k) {
+    ck_assert_uint_eq (jf->jobs[k].ramp_time, SEC / 10);
+    ck_assert_uint_eq (jf->jobs[k].number_ios, 100000);
+  }
+  raidsim_jobfile_free (jf);
+  jf = raidsim_preset_expand ("four-corners:8GiB", 100 * GiB);
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  check_jobs (jf, w, 24, 8 * GiB, SEC, true);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+/* HD Tune: 100 points of 32 MiB spread from the start to the end of the
+ * array, 64 KiB reads at QD1, each point aligned to the block.
+ */
+START_TEST (hdtune)
+{
+  const uint64_t size = 1000 * GiB + 12345, sample = 32 * MiB;
+  const char *const specs[] = { "hdtune-read", "hdtune-write" };
+  unsigned s, k;
+
+  for (s = 0; s < 2; ++s) {
+    struct raidsim_jobfile *jf = raidsim_preset_expand (specs[s], size);
+
+    ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+    ck_assert_uint_eq (jf->njobs, 100);
+    ck_assert_int_eq (jf->summary, RAIDSIM_SUMMARY_SURFACE);
+    for (k = 0; k < 100; ++k) {
+      const struct raidsim_job *j = &jf->jobs[k];
+      uint64_t want = (size - sample) / 99 * k;
+
+      want -= want % (64 * KiB);
+      ck_assert_int_eq (j->rw, s ? RAIDSIM_RW_WRITE : RAIDSIM_RW_READ);
+      ck_assert_uint_eq (j->bs, 64 * KiB);
+      ck_assert_uint_eq (j->iodepth, 1);
+      ck_assert_uint_eq (j->size, sample);
+      ck_assert_uint_eq (j->offset, want);
+      ck_assert_uint_eq (j->group, k);
+    }
+    /* The last point ends inside the array, near its end. */
+    ck_assert (jf->jobs[99].offset + sample <= size);
+    ck_assert (jf->jobs[99].offset + sample + 64 * KiB + 99 > size);
+    raidsim_jobfile_free (jf);
+  }
+}
+END_TEST
+
+START_TEST (bad_presets)
+{
+  char want[512];
+
+  ck_assert_ptr_null (raidsim_preset_expand ("cdm4", GiB));
+  snprintf (want, sizeof want, "preset: 'cdm4' is not a preset; the "
+            "presets are %s", raidsim_preset_names ());
+  ck_assert_str_eq (raidsim_error (), want);
+  ck_assert_str_eq (raidsim_preset_names (), "cdm3, cdm8, winsat-disk, "
+                    "hdtune-read, hdtune-write, four-corners");
+
+  /* A name that is no file and no preset gets the list too. */
+  ck_assert_ptr_null (raidsim_workload_load ("fourcorners", GiB));
+  snprintf (want, sizeof want, "'fourcorners' is neither a fio job file "
+            "nor a preset; the presets are %s", raidsim_preset_names ());
+  ck_assert_str_eq (raidsim_error (), want);
+
+  ck_assert_ptr_null (raidsim_preset_expand ("cdm3:50XB", GiB));
+  ck_assert_str_eq (raidsim_error (), "cdm3:50XB: '50XB' is not a span: a "
+                    "whole number and K, M, G or T (KB, MB... and KiB, "
+                    "MiB... alike: all powers of 1024, as CrystalDiskMark "
+                    "means them), or full");
+  ck_assert_ptr_null (raidsim_preset_expand ("cdm3:", GiB));
+  ck_assert_ptr_null (raidsim_preset_expand ("cdm3:0MB", GiB));
+  ck_assert_ptr_null (raidsim_preset_expand ("winsat-disk:1G", GiB));
+  ck_assert_str_eq (raidsim_error (), "winsat-disk:1G: winsat-disk takes no "
+                    "argument");
+  ck_assert_ptr_null (raidsim_preset_expand ("cdm3", 100 * MiB));
+  ck_assert_str_eq (raidsim_error (), "cdm3: span of 1048576000 bytes is "
+                    "larger than the array (104857600 bytes)");
+  ck_assert_ptr_null (raidsim_preset_expand ("hdtune-read", 16 * MiB));
+}
+END_TEST
+
+/* ---- stonewall and time_based ---- */
+
+static const char *
+fixed_array (unsigned members)
+{
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+                 "latency = 100us\nparallelism = 1\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n");
+  if (members == 1)
+    return sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                          "device = d.ini\ncontroller = c.ini\n");
+  return sim_test_file ("a.ini", "[array]\nlevel = 0\nmembers = %u\n"
+                        "chunk = 4K\ndevice = d.ini\ncontroller = c.ini\n",
+                        members);
+}
+
+/* Two jobs of 100 I/Os of 100 us: side by side they share the drive and
+ * both end at 20 ms; with stonewall the second starts at 10 ms, when the
+ * first ends, and ends at 20 ms.  A time_based job over a 10-block
+ * region keeps going for its whole runtime: 50 ms, 500 I/Os.
+ */
+START_TEST (stonewall_and_time_based)
+{
+  struct sim_test_run r;
+  const char *a = fixed_array (1), *j;
+  const raidsim_ns MS = RAIDSIM_NS_PER_MS;
+
+  j = sim_test_file ("j.fio", "[one]\nrw=randread\nnumber_ios=100\n"
+                     "[two]\nrw=randread\nnumber_ios=100\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (r.jf->ngroups, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->start, 0);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->end, 20 * MS - 100000);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->end, 20 * MS);
+  sim_test_done (&r);
+
+  j = sim_test_file ("j.fio", "[one]\nrw=randread\nnumber_ios=100\n"
+                     "[two]\nstonewall\nrw=randread\nnumber_ios=100\n"
+                     "ramp_time=1ms\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (r.jf->ngroups, 2);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->end, 10 * MS);
+  /* Its ramp counts from its own start. */
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->start, 11 * MS);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->end, 21 * MS);
+  sim_test_done (&r);
+
+  j = sim_test_file ("j.fio", "[tb]\nrw=read\nsize=40k\nruntime=50ms\n"
+                     "time_based\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios, 500);
+  sim_test_done (&r);
+  j = sim_test_file ("j.fio", "[once]\nrw=read\nsize=40k\nruntime=50ms\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios, 10);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* ---- sweeps ---- */
+
+static char *
+sweep_output (struct raidsim_sweep *sw, enum raidsim_format format)
+{
+  struct raidsim_sweep_result res;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *fp;
+
+  ck_assert_msg (raidsim_sweep_run (sw, &res) == 0, "%s", raidsim_error ());
+  fp = open_memstream (&buf, &len);
+  ck_assert_int_eq (raidsim_sweep_report (fp, sw, &res, format), 0);
+  fclose (fp);
+  raidsim_sweep_result_free (&res);
+  return buf;
+}
+
+/* Runs go to worker processes in whatever order they come free; the
+ * output must not show it.
+ */
+START_TEST (sweep_parallel_equals_serial)
+{
+  const char *arrays[2];
+  struct raidsim_sweep sw = { .seed = 7 };
+  char *one, *two;
+  char a0[512], a1[512];
+  enum raidsim_format f;
+
+  snprintf (a0, sizeof a0, "%s", fixed_array (2));
+  sim_test_file ("a1.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                 "device = d.ini\ncontroller = c.ini\n");
+  snprintf (a1, sizeof a1, "%s/a1.ini", sim_test_tmpdir ());
+  arrays[0] = a0;
+  arrays[1] = a1;
+  sw.narrays = 2;
+  sw.arrays = arrays;
+  sw.workload = sim_test_file ("j.fio", "[j]\nrw=randrw\nbs=4k\n"
+                               "number_ios=3000\n");
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "qd=1,2,3,4,8,16"), 0);
+  for (f = RAIDSIM_FORMAT_TABLE; f <= RAIDSIM_FORMAT_JSON; ++f) {
+    sw.workers = 1;
+    one = sweep_output (&sw, f);
+    sw.workers = 2;
+    two = sweep_output (&sw, f);
+    ck_assert_str_eq (one, two);
+    free (one);
+    free (two);
+  }
+  /* More workers than runs, and a preset. */
+  sw.vary = RAIDSIM_VARY_NONE;
+  sw.nvalues = 0;
+  sw.workload = "winsat-disk";
+  sw.workers = 1;
+  one = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
+  sw.workers = 8;
+  two = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
+  ck_assert_str_eq (one, two);
+  free (one);
+  free (two);
+}
+END_TEST
+
+/* Sequential 4 KiB reads over 4 KiB chunks visit the members in turn;
+ * at QD 8 every one of m members is always busy: m x 10,000 IOPS.
+ */
+START_TEST (sweep_members_closed_form)
+{
+  const char *arrays[1];
+  struct raidsim_sweep sw = { .seed = 1, .workers = 2 };
+  struct raidsim_sweep_result res;
+  unsigned i;
+
+  arrays[0] = fixed_array (2);
+  sw.narrays = 1;
+  sw.arrays = arrays;
+  sw.workload = sim_test_file ("j.fio", "[j]\nrw=read\nbs=4k\niodepth=8\n"
+                               "number_ios=8000\n");
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "members=2,4,8"), 0);
+  ck_assert_msg (raidsim_sweep_run (&sw, &res) == 0, "%s", raidsim_error ());
+  ck_assert_uint_eq (res.npoints, 3);
+  for (i = 0; i < 3; ++i)
+    ck_assert_rel (res.points[i].iops[RAIDSIM_READ],
+                   sw.values[i] * 10000.0);
+  raidsim_sweep_result_free (&res);
+
+  /* A value the geometry refuses is an error naming the run. */
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "level=10,single"), 0);
+  ck_assert_int_eq (raidsim_sweep_run (&sw, &res), -1);
+  ck_assert_ptr_nonnull (strstr (raidsim_error (), "level=single"));
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "depth=1"), -1);
+  ck_assert_str_eq (raidsim_error (), "--vary: 'depth=1': expected qd=, "
+                    "chunk=, members= or level= and a comma-separated list");
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "chunk=4K,5X"), -1);
+  ck_assert_str_eq (raidsim_error (), "--vary: chunk: '5X' is not a size "
+                    "(4K, 128K, 1M)");
+}
+END_TEST
+
+static Suite *
+presets_suite (void)
+{
+  Suite *s = suite_create ("sim-presets");
+  TCase *tc = tcase_create ("presets");
+
+  tcase_add_test (tc, cdm3);
+  tcase_add_test (tc, cdm8);
+  tcase_add_test (tc, winsat);
+  tcase_add_test (tc, four_corners);
+  tcase_add_test (tc, hdtune);
+  tcase_add_test (tc, bad_presets);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("groups");
+  tcase_add_test (tc, stonewall_and_time_based);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("sweep");
+  tcase_set_timeout (tc, 60);
+  tcase_add_test (tc, sweep_parallel_equals_serial);
+  tcase_add_test (tc, sweep_members_closed_form);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+int
+main (void)
+{
+  SRunner *sr = srunner_create (presets_suite ());
+  int failed;
+
+  srunner_run_all (sr, CK_NORMAL);
+  failed = srunner_ntests_failed (sr);
+  srunner_free (sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
