@@ -1069,14 +1069,25 @@ do_flush (void)
   return 0;
 }
 
+/* Every client request is counted in the array's statistics once
+ * do_* has returned r, with errno set if r is -1.
+ */
+static int
+counted (int op, uint64_t count, uint64_t start_ns, int r)
+{
+  int err = r == -1 ? errno : 0;
+
+  stats_done (&array_stats, op, count, start_ns, err);
+  errno = err;
+  return r;
+}
+
 static int
 raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
   uint64_t t = stats_start (&array_stats);
-  int r = do_read (buf, count, offset);
-  stats_done (&array_stats, MOP_READ, count, t, r ? errno : 0);
-  return r;
+  return counted (MOP_READ, count, t, do_read (buf, count, offset));
 }
 
 static int
@@ -1084,36 +1095,31 @@ raid_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
              uint32_t flags)
 {
   uint64_t t = stats_start (&array_stats);
-  int r = do_write (MOP_WRITE, buf, count, offset, flags);
-  stats_done (&array_stats, MOP_WRITE, count, t, r ? errno : 0);
-  return r;
+  return counted (MOP_WRITE, count, t,
+                  do_write (MOP_WRITE, buf, count, offset, flags));
 }
 
 static int
 raid_zero (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
   uint64_t t = stats_start (&array_stats);
-  int r = do_write (MOP_ZERO, NULL, count, offset, flags);
-  stats_done (&array_stats, MOP_ZERO, count, t, r ? errno : 0);
-  return r;
+  return counted (MOP_ZERO, count, t,
+                  do_write (MOP_ZERO, NULL, count, offset, flags));
 }
 
 static int
 raid_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
   uint64_t t = stats_start (&array_stats);
-  int r = do_write (MOP_TRIM, NULL, count, offset, flags);
-  stats_done (&array_stats, MOP_TRIM, count, t, r ? errno : 0);
-  return r;
+  return counted (MOP_TRIM, count, t,
+                  do_write (MOP_TRIM, NULL, count, offset, flags));
 }
 
 static int
 raid_flush (void *handle, uint32_t flags)
 {
   uint64_t t = stats_start (&array_stats);
-  int r = do_flush ();
-  stats_done (&array_stats, MOP_FLUSH, 0, t, r ? errno : 0);
-  return r;
+  return counted (MOP_FLUSH, 0, t, do_flush ());
 }
 
 /* Extents.  A byte is a hole in the array only where every copy of it
