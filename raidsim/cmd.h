@@ -28,4 +28,9 @@ extern int cmd_plot (int argc, char **argv);
 /* raidsim demo, and raidsim with no arguments.  cmd-demo.c */
 extern int cmd_demo (int argc, char **argv);
 
+/* raidsim validate: predictions against published figures.
+ * cmd-validate.c
+ */
+extern int cmd_validate (int argc, char **argv);
+
 #endif /* RAIDSIM_CMD_H */

@@ -12,4 +12,11 @@ struct raidsim_embedded {
 /* Ends with { NULL, NULL }. */
 extern const struct raidsim_embedded raidsim_demo_files[];
 
+/* What `raidsim validate` carries (cmd-validate.c): the published
+ * figures, the row -> array + workload mapping and every config file it
+ * names, relative to the source tree's top (tests/data/published.csv,
+ * configs/validation/published-map.csv, configs/arrays/...).
+ */
+extern const struct raidsim_embedded raidsim_validation_files[];
+
 #endif /* RAIDSIM_DEMO_H */

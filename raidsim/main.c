@@ -33,6 +33,7 @@ static const struct command commands[] = {
   { "plot", cmd_plot, "draw a sweep as PNG or SVG (gnuplot)" },
   { "demo", cmd_demo, "the built-in demo (also: no arguments)" },
   { "config", cmd_config, "config file reference; check config files" },
+  { "validate", cmd_validate, "predictions against the published figures" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -62,7 +63,7 @@ usage (FILE *fp)
            "Commands:\n",
            PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME);
   for (i = 0; i < NCOMMANDS; ++i)
-    fprintf (fp, "  %-7s %s\n", commands[i].name, commands[i].summary);
+    fprintf (fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
 }
 
 /* `raidsim help` lists the commands; `raidsim help CMD` runs
