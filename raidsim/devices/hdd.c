@@ -56,22 +56,30 @@
  * segment beyond the request (the segment keeps the latest
  * segment_size bytes).  A read that starts inside the segment being
  * read ahead continues the stream without a seek or a lost revolution:
- * that is what makes sequential reads run at the media rate.  With
- * `write_cache` on, a write is acknowledged once it is in the cache and
- * written to the platters later ("destaged"), once the mechanism has had
- * no host command to serve for `destage_delay` (at once if the cached
- * writes fill half the room they may take), in pieces of at most
- * one segment (so a read that arrives meanwhile waits for one piece at
- * most); writes
- * that touch or overlap merge (a rewrite of cached data costs nothing
- * more).  The next range to destage is the one of shortest positioning
- * time among the DESTAGE_WINDOW cached ranges nearest the head on each
- * side, which is where the shortest one nearly always is, at a bounded
- * cost per choice however full the cache.  Cached writes may fill all but one
- * segment of the cache, and leave that much less room for reads; a
- * write that finds no room waits, and then destaging competes with host
- * reads.  Reads are not served from cached writes (the write drops any
- * segment it overlaps).
+ * that is what makes sequential reads run at the media rate.
+ *
+ * Write cache.  With `write_cache` on, a write is acknowledged once it
+ * is in the cache and written to the platters later ("destaged").  Only
+ * `write_cache_size` bytes of the cache hold writes (a few segments, as
+ * drive firmware of the SATA II era allots them; never more than all
+ * but one segment), and they leave that much less room for reads.  A
+ * write is acknowledged at once only while that room lasts; a write
+ * that finds none waits until a destage frees it, so a long write
+ * stream is acknowledged at the pace the mechanism destages.  Destaging
+ * starts once the mechanism has had no host command to serve for
+ * `destage_delay`, or at once if the cached writes fill half their
+ * room; it goes in pieces of at most one segment (so a read that
+ * arrives meanwhile waits for one piece at most), and it competes with
+ * host reads when writes are waiting.  Writes that touch or overlap
+ * merge (a rewrite of cached data costs nothing more).  The next range
+ * to destage is the one of shortest positioning time among the
+ * DESTAGE_WINDOW cached ranges nearest the head on each side, which is
+ * where the shortest one nearly always is, at a bounded cost per
+ * choice: sequential and small-span writes destage at close to the
+ * media rate, random writes over the whole surface a little faster
+ * than random QD1 writes, by as much as the choice among a few hundred
+ * cached ranges shortens positioning.  A read wholly inside a cached
+ * write is a hit (the write drops any read segment it overlaps).
  *
  * Queueing.  With `ncq` on the drive holds up to `queue_depth` commands
  * and serves next the one with the shortest positioning time (seek plus
@@ -111,6 +119,7 @@ struct hdd_params {
   uint64_t cache_size;
   uint64_t segment_size;
   bool write_cache;
+  uint64_t write_cache_size;
   uint64_t destage_delay;
   bool ncq;
   uint64_t queue_depth;
@@ -165,6 +174,13 @@ static const struct raidsim_param hdd_params[] = {
     .def = "true",
     .help = "Acknowledge writes once cached and write them to the "
     "platters later (the drive's write cache setting)." },
+  { .name = "write_cache_size", .type = RAIDSIM_PT_SIZE,
+    .offset = P (write_cache_size), .def = "2M", .min = 4096,
+    .max = UINT64_C (1) << 30,
+    .help = "Room for cached writes not yet on the platters: the few "
+    "segments of the cache the firmware gives to write data (at most "
+    "all but one segment).  Writes are acknowledged at once while it has "
+    "room, and at the pace of destaging once it is full." },
   { .name = "destage_delay", .type = RAIDSIM_PT_TIME,
     .offset = P (destage_delay), .def = "2ms", .min = 0,
     .max = 10 * RAIDSIM_NS_PER_S,
@@ -339,10 +355,13 @@ hdd_create (const void *params, uint64_t capacity)
   if (p->cache_size) {
     d->nseg = p->cache_size / p->segment_size;
     d->segs = calloc (d->nseg, sizeof d->segs[0]);
-    /* Cached writes may take all but one segment; they are 4 KiB or
-     * more apart unless they merge, which bounds the table.
+    /* Cached writes may take write_cache_size, and never more than all
+     * but one segment; they are 4 KiB or more apart unless they merge,
+     * which bounds the table.
      */
     d->dirty_max = p->write_cache ? p->cache_size - p->segment_size : 0;
+    if (d->dirty_max > p->write_cache_size)
+      d->dirty_max = p->write_cache_size;
     d->dirty_cap = d->dirty_max / 4096 + 64;
     d->dirty = calloc (d->dirty_cap, sizeof d->dirty[0]);
     if (d->segs == NULL || d->dirty == NULL)
@@ -501,10 +520,21 @@ ra_stop (struct hdd *d, double t)
   d->ra = false;
 }
 
+static unsigned dirty_find (const struct hdd *d, uint64_t off);
+
 static bool
 read_hit (struct hdd *d, const struct raidsim_io *io, double t)
 {
-  unsigned s;
+  unsigned s, e;
+
+  /* Wholly inside a cached write (ranges that touch are merged, so one
+   * range holds it if any does).
+   */
+  e = dirty_find (d, io->offset);
+  if (e < d->ndirty && d->dirty[e].off <= io->offset &&
+      io->offset + io->len <= d->dirty[e].off + d->dirty[e].len &&
+      io->len > 0)
+    return true;
 
   for (s = 0; s < d->nseg; ++s) {
     struct seg *g = &d->segs[s];
