@@ -133,15 +133,8 @@ cmd_demo (int argc, char **argv)
   while ((c = getopt_long (argc, argv, "f:j:ch", longopts, NULL)) != -1) {
     switch (c) {
     case 'f':
-      if (strcmp (optarg, "table") == 0)
-        format = RAIDSIM_FORMAT_TABLE;
-      else if (strcmp (optarg, "csv") == 0)
-        format = RAIDSIM_FORMAT_CSV;
-      else if (strcmp (optarg, "json") == 0)
-        format = RAIDSIM_FORMAT_JSON;
-      else {
-        fprintf (stderr, "%s: --format: '%s' is not table, csv or json\n",
-                 CMD, optarg);
+      if (raidsim_parse_format (optarg, &format) == -1) {
+        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
         return 1;
       }
       break;

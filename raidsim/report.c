@@ -483,3 +483,22 @@ raidsim_report (FILE *fp, const struct raidsim_sim *s,
   }
   return r;
 }
+
+int
+raidsim_parse_format (const char *s, enum raidsim_format *format)
+{
+  static const char *const names[] = {
+    [RAIDSIM_FORMAT_TABLE] = "table",
+    [RAIDSIM_FORMAT_CSV] = "csv",
+    [RAIDSIM_FORMAT_JSON] = "json",
+  };
+  size_t i;
+
+  for (i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (strcmp (s, names[i]) == 0) {
+      *format = i;
+      return 0;
+    }
+  raidsim_set_error ("'%s' is not table, csv or json", s);
+  return -1;
+}

@@ -22,6 +22,11 @@ enum raidsim_format {
   RAIDSIM_FORMAT_JSON,
 };
 
+/* Parse a --format argument (table, csv, json).  Returns 0, or -1 with
+ * raidsim_error () set to a message naming the value.
+ */
+extern int raidsim_parse_format (const char *s, enum raidsim_format *format);
+
 /* Returns 0, or -1 with raidsim_error () set. */
 extern int raidsim_report (FILE *fp, const struct raidsim_sim *s,
                            enum raidsim_format format);
