@@ -62,22 +62,6 @@ usage (FILE *fp)
   raidsim_preset_list (fp, false);
 }
 
-static int
-parse_seed (const char *s, uint64_t *seed)
-{
-  char *end;
-  unsigned long long v;
-
-  errno = 0;
-  if (*s < '0' || *s > '9')
-    return -1;
-  v = strtoull (s, &end, 0);
-  if (errno != 0 || *end != '\0')
-    return -1;
-  *seed = v;
-  return 0;
-}
-
 int
 cmd_run (int argc, char **argv)
 {
@@ -106,9 +90,8 @@ cmd_run (int argc, char **argv)
       workload = optarg;
       break;
     case 's':
-      if (parse_seed (optarg, &seed) == -1) {
-        fprintf (stderr, "%s: --seed: '%s' is not a whole number\n",
-                 CMD, optarg);
+      if (raidsim_parse_seed (optarg, &seed) == -1) {
+        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
         return 1;
       }
       break;

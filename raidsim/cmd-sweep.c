@@ -87,11 +87,8 @@ cmd_sweep (int argc, char **argv)
       }
       break;
     case 's':
-      errno = 0;
-      sw.seed = strtoull (optarg, &end, 0);
-      if (errno || *end || *optarg < '0' || *optarg > '9') {
-        fprintf (stderr, "%s: --seed: '%s' is not a whole number\n", CMD,
-                 optarg);
+      if (raidsim_parse_seed (optarg, &sw.seed) == -1) {
+        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
         return 1;
       }
       break;

@@ -755,7 +755,6 @@ cmd_validate (int argc, char **argv)
   char dir[PATH_MAX], path[PATH_MAX + 64], configdir[PATH_MAX];
   bool thresholds_ok = false, shape_ok = true, have_dir = false;
   unsigned i, nran = 0;
-  char *end;
   int c, ret = 1;
 
   optind = 1;
@@ -783,11 +782,8 @@ cmd_validate (int argc, char **argv)
       require = optarg;
       break;
     case 's':
-      errno = 0;
-      seed = strtoull (optarg, &end, 0);
-      if (errno || *end || *optarg < '0' || *optarg > '9') {
-        fprintf (stderr, "%s: --seed: '%s' is not a whole number\n",
-                 CMD, optarg);
+      if (raidsim_parse_seed (optarg, &seed) == -1) {
+        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
         return 1;
       }
       break;

@@ -4,8 +4,10 @@
  * does not depend on json-c's choice of precision.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -500,5 +502,25 @@ raidsim_parse_format (const char *s, enum raidsim_format *format)
       return 0;
     }
   raidsim_set_error ("'%s' is not table, csv or json", s);
+  return -1;
+}
+
+int
+raidsim_parse_seed (const char *s, uint64_t *seed)
+{
+  char *end;
+  unsigned long long v;
+
+  errno = 0;
+  if (*s < '0' || *s > '9')
+    goto bad;
+  v = strtoull (s, &end, 0);
+  if (errno != 0 || *end != '\0')
+    goto bad;
+  *seed = v;
+  return 0;
+
+ bad:
+  raidsim_set_error ("'%s' is not a whole number", s);
   return -1;
 }

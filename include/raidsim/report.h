@@ -12,6 +12,7 @@
 #ifndef RAIDSIM_REPORT_H
 #define RAIDSIM_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "raidsim/sim.h"
@@ -26,6 +27,11 @@ enum raidsim_format {
  * raidsim_error () set to a message naming the value.
  */
 extern int raidsim_parse_format (const char *s, enum raidsim_format *format);
+
+/* Parse a --seed argument: a whole number, decimal or 0x hex.  Returns
+ * 0, or -1 with raidsim_error () set.
+ */
+extern int raidsim_parse_seed (const char *s, uint64_t *seed);
 
 /* Returns 0, or -1 with raidsim_error () set. */
 extern int raidsim_report (FILE *fp, const struct raidsim_sim *s,
