@@ -190,6 +190,32 @@ model_check (struct raidsim_ini *ini, unsigned sec,
   return -1;
 }
 
+/* The part of a [device] or [controller] file that is the same for
+ * both: the common parameters into base, the model's own into a new
+ * *params of size bytes, then the model's cross-checks.  Returns 0, or
+ * -1 with raidsim_error () set.
+ */
+static int
+apply_model_params (struct raidsim_ini *ini, int sec, const char *path,
+                    const struct raidsim_param *common, void *base,
+                    const struct raidsim_param *own, size_t size,
+                    int (*check) (const void *), void **params)
+{
+  const struct raidsim_param *tables[] = { common, own };
+  void *bases[2];
+
+  *params = calloc (1, size);
+  if (*params == NULL) {
+    raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+    return -1;
+  }
+  bases[0] = base;
+  bases[1] = *params;
+  if (raidsim_params_apply (ini, sec, 2, tables, bases, NULL, true) == -1)
+    return -1;
+  return model_check (ini, sec, check, *params);
+}
+
 void
 raidsim_device_config_free (struct raidsim_device_config *c)
 {
@@ -218,19 +244,9 @@ raidsim_device_config_load (const char *path)
   c->ops = find_model (ini, sec, true);
   if (c->ops == NULL)
     goto err;
-  c->params = calloc (1, c->ops->params_size);
-  if (c->params == NULL)
-    goto nomem;
-  {
-    const struct raidsim_param *tables[] = {
-      raidsim_device_common_params, c->ops->params
-    };
-    void *bases[] = { c, c->params };
-
-    if (raidsim_params_apply (ini, sec, 2, tables, bases, NULL, true) == -1)
-      goto err;
-  }
-  if (model_check (ini, sec, c->ops->check, c->params) == -1)
+  if (apply_model_params (ini, sec, path, raidsim_device_common_params, c,
+                          c->ops->params, c->ops->params_size,
+                          c->ops->check, &c->params) == -1)
     goto err;
   /* Some checks need the capacity too (a disk must hold two
    * cylinders): build the device once, so that they are reported here,
@@ -284,19 +300,9 @@ raidsim_controller_config_load (const char *path)
   c->ops = find_model (ini, sec, false);
   if (c->ops == NULL)
     goto err;
-  c->params = calloc (1, c->ops->params_size);
-  if (c->params == NULL)
-    goto nomem;
-  {
-    const struct raidsim_param *tables[] = {
-      raidsim_controller_common_params, c->ops->params
-    };
-    void *bases[] = { c, c->params };
-
-    if (raidsim_params_apply (ini, sec, 2, tables, bases, NULL, true) == -1)
-      goto err;
-  }
-  if (model_check (ini, sec, c->ops->check, c->params) == -1)
+  if (apply_model_params (ini, sec, path, raidsim_controller_common_params,
+                          c, c->ops->params, c->ops->params_size,
+                          c->ops->check, &c->params) == -1)
     goto err;
   raidsim_ini_free (ini);
   return c;
