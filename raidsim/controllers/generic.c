@@ -11,13 +11,20 @@
  *    wait, in order, for a slot; a slot is freed when the member has
  *    finished the command and moved its data.
  *
- * 3. Completion coalescing.  Finished commands are held, all members
- *    together (one completion vector), until `coalesce_count` of them
- *    are waiting or `coalesce_timer` has passed since the first was
- *    held, and are then delivered together.  At queue depth 1 only one
- *    completion is ever waiting, so each pays the whole timer: this is
- *    the mechanism that fits VROC's low-QD penalty.  Coalescing is off
- *    when coalesce_count is 1 or coalesce_timer is 0.
+ * 3. Completion coalescing.  Finished commands are held until
+ *    `coalesce_count` of them are waiting or `coalesce_timer` has passed
+ *    since the first was held, and are then delivered together.  At
+ *    queue depth 1 only one completion is ever waiting, so each pays the
+ *    whole timer: this is the mechanism that fits VROC's low-QD penalty.
+ *    Coalescing is off when coalesce_count is 1 or coalesce_timer is 0.
+ *    `coalesce_scope` says what the count is counted over: the whole
+ *    volume (one completion vector for all members, as a RAID driver
+ *    that batches its own completions has), or each member on its own
+ *    (NVMe interrupt coalescing is a feature of each drive's
+ *    controller, so each drive's completion queue counts and times its
+ *    own).  The two differ when the I/Os in flight are spread over the
+ *    members: two 128 KiB writes at QD2 on a 128 KiB stripe are one on
+ *    each drive, so per member neither ever sees a second completion.
  *
  * 4. Write-back cache (off by default).  With `cache_size` > 0 a write
  *    that finds room in the cache is acknowledged to the RAID layer as
@@ -56,9 +63,17 @@ struct generic_params {
   uint64_t cache_size;
   int cache_flush;
   uint64_t cache_high;
+  int coalesce_scope;
 };
 
 enum { FLUSH_IMMEDIATE, FLUSH_WATERMARK };
+enum { SCOPE_VOLUME, SCOPE_MEMBER };
+
+static const struct raidsim_enum scope_enums[] = {
+  { "volume", SCOPE_VOLUME },
+  { "member", SCOPE_MEMBER },
+  { NULL, 0 },
+};
 
 static const struct raidsim_enum flush_enums[] = {
   { "immediate", FLUSH_IMMEDIATE },
@@ -100,6 +115,12 @@ static const struct raidsim_param generic_params[] = {
     .help = "Interrupt coalescing timer: the longest a completion is "
     "held, counted from the first completion waiting.  0 turns "
     "coalescing off." },
+  { .name = "coalesce_scope", .type = RAIDSIM_PT_ENUM,
+    .offset = offsetof (struct generic_params, coalesce_scope),
+    .def = "volume", .enums = scope_enums,
+    .help = "What coalesce_count counts: volume (completions of all "
+    "members together, one vector) or member (each member's completion "
+    "queue on its own, with its own timer, as NVMe drives coalesce)." },
   { .name = "cache_size", .type = RAIDSIM_PT_SIZE,
     .offset = offsetof (struct generic_params, cache_size),
     .def = "0", .min = 0, .max = UINT64_C (64) << 30,
@@ -120,9 +141,16 @@ static const struct raidsim_param generic_params[] = {
   RAIDSIM_PARAM_END,
 };
 
+/* A completion vector: the completions it holds and its timer. */
+struct vector {
+  struct raidsim_ioq held;
+  raidsim_ns deadline;          /* or NEVER */
+};
+
 struct member {
   unsigned outstanding;
   struct raidsim_ioq waiting;   /* ready, but no free slot */
+  struct vector v;              /* coalesce_scope = member */
 };
 
 struct generic {
@@ -130,8 +158,7 @@ struct generic {
   bool coalescing;
   unsigned nmembers;
   struct raidsim_ioq overhead_q; /* io->done: when the overhead ends */
-  struct raidsim_ioq held;       /* completions being coalesced */
-  raidsim_ns deadline;           /* coalescing timer, or NEVER */
+  struct vector v;               /* coalesce_scope = volume */
   struct raidsim_ioq out;        /* due now; io->tag says what */
   raidsim_ns out_time;           /* when the head of out became due */
   /* Write-back cache. */
@@ -158,14 +185,17 @@ generic_create (const void *params, unsigned nmembers)
   c->p = *p;
   c->coalescing = p->coalesce_count > 1 && p->coalesce_timer > 0;
   c->nmembers = nmembers;
-  c->deadline = RAIDSIM_NEVER;
+  c->v.deadline = RAIDSIM_NEVER;
   raidsim_ioq_init (&c->overhead_q);
-  raidsim_ioq_init (&c->held);
+  raidsim_ioq_init (&c->v.held);
   raidsim_ioq_init (&c->out);
   raidsim_ioq_init (&c->cache_wait);
   raidsim_ioq_init (&c->dirty);
-  for (i = 0; i < nmembers; ++i)
+  for (i = 0; i < nmembers; ++i) {
     raidsim_ioq_init (&c->m[i].waiting);
+    raidsim_ioq_init (&c->m[i].v.held);
+    c->m[i].v.deadline = RAIDSIM_NEVER;
+  }
   return c;
 }
 
@@ -212,13 +242,19 @@ admit (struct generic *c, struct raidsim_io *io, raidsim_ns now)
 }
 
 static void
-release_held (struct generic *c, raidsim_ns now)
+release_held (struct generic *c, struct vector *v, raidsim_ns now)
 {
   struct raidsim_io *io;
 
-  while ((io = raidsim_ioq_pop (&c->held)) != NULL)
+  while ((io = raidsim_ioq_pop (&v->held)) != NULL)
     emit (c, io, RAIDSIM_CTL_COMPLETE, now);
-  c->deadline = RAIDSIM_NEVER;
+  v->deadline = RAIDSIM_NEVER;
+}
+
+static struct vector *
+vector_of (struct generic *c, const struct raidsim_io *io)
+{
+  return c->p.coalesce_scope == SCOPE_MEMBER ? &c->m[io->member].v : &c->v;
 }
 
 static bool
@@ -293,6 +329,7 @@ generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
   struct generic *c = cv;
   struct member *m = &c->m[io->member];
   struct raidsim_io *w;
+  struct vector *v;
 
   m->outstanding--;
   if ((w = raidsim_ioq_pop (&m->waiting)) != NULL) {
@@ -318,18 +355,25 @@ generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
     emit (c, io, RAIDSIM_CTL_COMPLETE, now);
     return;
   }
-  raidsim_ioq_push (&c->held, io);
-  if (c->held.count >= c->p.coalesce_count)
-    release_held (c, now);
-  else if (c->held.count == 1)
-    c->deadline = now + c->p.coalesce_timer;
+  v = vector_of (c, io);
+  raidsim_ioq_push (&v->held, io);
+  if (v->held.count >= c->p.coalesce_count)
+    release_held (c, v, now);
+  else if (v->held.count == 1)
+    v->deadline = now + c->p.coalesce_timer;
 }
 
 static raidsim_ns
 generic_next (const void *cv)
 {
   const struct generic *c = cv;
-  raidsim_ns t = c->deadline;
+  raidsim_ns t = c->v.deadline;
+  unsigned i;
+
+  if (c->p.coalesce_scope == SCOPE_MEMBER)
+    for (i = 0; i < c->nmembers; ++i)
+      if (c->m[i].v.deadline < t)
+        t = c->m[i].v.deadline;
 
   if (c->out.head && c->out_time < t)
     t = c->out_time;
@@ -351,8 +395,23 @@ generic_reap (void *cv, raidsim_ns now, enum raidsim_ctl_out *what)
     io = raidsim_ioq_pop (&c->overhead_q);
     cache_or_admit (c, io, io->done);
   }
-  if (c->deadline <= now)
-    release_held (c, c->deadline);
+  if (c->v.deadline <= now)
+    release_held (c, &c->v, c->v.deadline);
+  if (c->p.coalesce_scope == SCOPE_MEMBER) {
+    /* Timers that ran out, in order, so the output stays in time order. */
+    for (;;) {
+      struct vector *first = NULL;
+      unsigned i;
+
+      for (i = 0; i < c->nmembers; ++i)
+        if (c->m[i].v.deadline <= now &&
+            (first == NULL || c->m[i].v.deadline < first->deadline))
+          first = &c->m[i].v;
+      if (first == NULL)
+        break;
+      release_held (c, first, first->deadline);
+    }
+  }
 
   io = raidsim_ioq_pop (&c->out);
   if (io == NULL)
