@@ -38,8 +38,12 @@
  *                 cache is waiting to be written, oldest first: bursts
  *                 smaller than that never reach the members during the
  *                 burst.
- *    A write that finds the cache full waits, in order, until flushes
- *    have made room.  The cache holds at most MAX_CACHED commands
+ *    Taking a write costs a copy of its bytes into host memory at
+ *    `cache_copy_rate`, one copy at a time (the benchmarks this is for
+ *    submit from one thread): the cache answers at memory speed, not
+ *    instantly.  A write that finds the cache full waits, in order,
+ *    until flushes have made room, so once it is full the volume writes
+ *    at the rate the members take the flushed writes.  The cache holds at most MAX_CACHED commands
  *    whatever their size.  Reads are not served from the cache (a read
  *    of data still waiting to be flushed goes to the member), and
  *    overwrites are not merged: both would need an index of the cached
@@ -64,6 +68,7 @@ struct generic_params {
   int cache_flush;
   uint64_t cache_high;
   int coalesce_scope;
+  uint64_t cache_copy_rate;
 };
 
 enum { FLUSH_IMMEDIATE, FLUSH_WATERMARK };
@@ -138,6 +143,12 @@ static const struct raidsim_param generic_params[] = {
     .def = "50", .min = 0, .max = 100, .unit = "%",
     .help = "For cache_flush = watermark: the share of the cache that may "
     "wait before flushing starts." },
+  { .name = "cache_copy_rate", .type = RAIDSIM_PT_RATE,
+    .offset = offsetof (struct generic_params, cache_copy_rate),
+    .def = "0",
+    .help = "Rate at which a write's bytes are copied into the write-back "
+    "cache (host memory copy), one write at a time; the write is "
+    "acknowledged when its copy ends.  0: the copy costs nothing." },
   RAIDSIM_PARAM_END,
 };
 
@@ -165,6 +176,8 @@ struct generic {
   uint64_t cached_bytes;         /* acknowledged, not yet on the member */
   unsigned cached;               /* commands in cached_bytes */
   struct raidsim_ioq cache_wait; /* writes waiting for room */
+  struct raidsim_ioq copy_q;     /* io->done: when its copy ends */
+  raidsim_ns copy_free;          /* when the copier is free */
   struct raidsim_ioq dirty;      /* watermark: acknowledged, not issued */
   uint64_t dirty_bytes;
   struct member m[];
@@ -191,6 +204,7 @@ generic_create (const void *params, unsigned nmembers)
   raidsim_ioq_init (&c->out);
   raidsim_ioq_init (&c->cache_wait);
   raidsim_ioq_init (&c->dirty);
+  raidsim_ioq_init (&c->copy_q);
   for (i = 0; i < nmembers; ++i) {
     raidsim_ioq_init (&c->m[i].waiting);
     raidsim_ioq_init (&c->m[i].v.held);
@@ -273,7 +287,18 @@ cache_take (struct generic *c, struct raidsim_io *io, raidsim_ns now)
   c->cached++;
   c->cached_bytes += io->len;
   io->tag = TAG_CACHED;
-  emit (c, io, RAIDSIM_CTL_ACK, now);
+  if (c->p.cache_copy_rate == 0) {
+    emit (c, io, RAIDSIM_CTL_ACK, now);
+    return;
+  }
+  /* One copier, so the queue stays in order of io->done. */
+  if (c->copy_free < now)
+    c->copy_free = now;
+  c->copy_free += (raidsim_ns)
+    (((unsigned __int128) io->len * RAIDSIM_NS_PER_S +
+      c->p.cache_copy_rate - 1) / c->p.cache_copy_rate);
+  io->done = c->copy_free;
+  raidsim_ioq_push (&c->copy_q, io);
 }
 
 /* Stage 4: a write that fits, with none waiting before it, goes into
@@ -379,6 +404,8 @@ generic_next (const void *cv)
     t = c->out_time;
   if (c->overhead_q.head && c->overhead_q.head->done < t)
     t = c->overhead_q.head->done;
+  if (c->copy_q.head && c->copy_q.head->done < t)
+    t = c->copy_q.head->done;
   return t;
 }
 
@@ -394,6 +421,10 @@ generic_reap (void *cv, raidsim_ns now, enum raidsim_ctl_out *what)
   while (c->overhead_q.head && c->overhead_q.head->done <= now) {
     io = raidsim_ioq_pop (&c->overhead_q);
     cache_or_admit (c, io, io->done);
+  }
+  while (c->copy_q.head && c->copy_q.head->done <= now) {
+    io = raidsim_ioq_pop (&c->copy_q);
+    emit (c, io, RAIDSIM_CTL_ACK, io->done);
   }
   if (c->v.deadline <= now)
     release_held (c, &c->v, c->v.deadline);
