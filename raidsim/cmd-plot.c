@@ -9,11 +9,30 @@
  * otherwise.  The plot is written as a gnuplot script with the data
  * inline, so `--script` shows exactly what gnuplot is given.
  *
+ * Measured points.  `--points FILE` marks measurements on a queue-depth
+ * plot: a CSV with the columns array, rw, bs, iodepth, value and unit
+ * (IOPS or MB/s), one row per point.  Each lands in the panel of its
+ * pattern, in the colour of its array's line, as an open marker, so a
+ * prediction and the figure it is judged against are read together.
+ * scripts/validation-plots.sh writes such a file from published.csv.
+ *
+ * Bars.  Given the CSV of `raidsim validate --format csv` (columns id,
+ * unit, published, predicted) instead of a sweep, it draws published
+ * against predicted as pairs of bars.  A row's id is split at its last
+ * '-': what comes before names the panel (with the unit, since MB/s and
+ * IOPS share no axis), what comes after labels the pair, so
+ * cdm-new-r0-50m-seqr is the pair "seqr" in panel "cdm-new-r0-50m".
+ * With --group case the panel is the row's case instead, and the pair
+ * is labelled with the whole id.  Fitted rows are labelled with a '*'.
+ *
  * Run:
  *   build/raidsim/raidsim sweep configs/arrays/single-optane-900p.ini \
  *       configs/arrays/raid0-2x-optane-vroc.ini --workload four-corners \
  *       --format csv > fc.csv
  *   build/raidsim/raidsim plot fc.csv -o fc.png
+ *   build/raidsim/raidsim validate --require none --case hdd-raid0-raid10 \
+ *       --format csv > cdm.csv
+ *   build/raidsim/raidsim plot cdm.csv -o cdm.svg
  */
 
 #include <errno.h>
@@ -54,20 +73,80 @@ struct rows {
   size_t n, cap;
 };
 
+/* A measured point to mark (--points): value in IOPS or bytes/s. */
+struct point {
+  char array[64];
+  int rw;
+  uint64_t bs, iodepth;
+  double value;
+  bool iops;
+};
+
+struct points {
+  struct point *p;
+  size_t n, cap;
+};
+
+/* One row of `raidsim validate --format csv`, for bars. */
+struct bar {
+  char panel[64];
+  char label[64];
+  char unit[16];
+  double published, predicted;
+};
+
+struct bars {
+  struct bar *b;
+  size_t n, cap;
+};
+
+/* Grow a table of elements of size `size` by one, zeroed. */
+static void *
+grow (void **v, size_t *n, size_t *cap, size_t size)
+{
+  char *e;
+
+  if (*n == *cap) {
+    size_t c = *cap ? 2 * *cap : 64;
+    void *nv = realloc (*v, c * size);
+
+    if (nv == NULL)
+      return NULL;
+    *v = nv;
+    *cap = c;
+  }
+  e = (char *) *v + (*n)++ * size;
+  memset (e, 0, size);
+  return e;
+}
+
 static void
 usage (FILE *fp)
 {
   fprintf (fp,
            "usage: %s SWEEP.csv|SWEEP.json -o OUT.png|OUT.svg\n"
-           "       [--metric auto|iops|mbps] [--title TEXT] [--script]\n"
+           "       [--metric auto|iops|mbps] [--points POINTS.csv]\n"
+           "       [--log-y] [--title TEXT] [--script]\n"
+           "       %s VALIDATE.csv -o OUT.png|OUT.svg [--group prefix|case]\n"
+           "       [--title TEXT] [--script]\n"
            "\n"
            "Draw the output of `raidsim sweep --format csv` (or json): a\n"
            "panel per access pattern, a line per array, against queue\n"
-           "depth or the varied parameter.  Needs gnuplot (Debian:\n"
-           "gnuplot-nox); the terminal is pngcairo or svg, chosen by\n"
-           "OUT's extension.  --script prints the gnuplot script instead\n"
-           "of running it.\n",
-           CMD);
+           "depth or the varied parameter.  --points marks measured\n"
+           "points on a queue-depth plot: a CSV with the columns array,\n"
+           "rw, bs, iodepth, value, unit (IOPS or MB/s).  --log-y puts\n"
+           "the y axis on a log scale.\n"
+           "\n"
+           "Given the CSV of `raidsim validate --format csv`, draw\n"
+           "published against predicted as pairs of bars, a panel per\n"
+           "id prefix (the id up to its last '-') and unit, or with\n"
+           "--group case a panel per case and unit; '*' marks fitted\n"
+           "rows.\n"
+           "\n"
+           "Needs gnuplot (Debian: gnuplot-nox); the terminal is\n"
+           "pngcairo or svg, chosen by OUT's extension.  --script prints\n"
+           "the gnuplot script instead of running it.\n",
+           CMD, CMD);
 }
 
 static struct row *
@@ -216,6 +295,165 @@ read_csv (FILE *fp, const char *path, struct rows *rs)
   }
   free (line);
   return 0;
+}
+
+/* The columns want[] of a CSV header, or -1 with an error naming the
+ * first one missing and what the file should have been.
+ */
+static int
+csv_columns (char *header, const char *path, const char *const *want,
+             size_t nwant, int *col, const char *what)
+{
+  char *f[64];
+  size_t nf, i, k;
+
+  header[strcspn (header, "\r\n")] = '\0';
+  nf = csv_split (header, f, 64);
+  for (k = 0; k < nwant; ++k) {
+    col[k] = -1;
+    for (i = 0; i < nf; ++i)
+      if (strcmp (f[i], want[k]) == 0)
+        col[k] = i;
+    if (col[k] < 0) {
+      raidsim_set_error ("%s:1: no '%s' column: not %s", path, want[k], what);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int
+read_points (const char *path, struct points *ps)
+{
+  static const char *const want[] = {
+    "array", "rw", "bs", "iodepth", "value", "unit",
+  };
+  enum { NWANT = sizeof want / sizeof want[0] };
+  int col[NWANT], ret = -1;
+  char *line = NULL, *f[64];
+  size_t len = 0, nf, k;
+  unsigned lineno = 1;
+  FILE *fp = fopen (path, "r");
+
+  if (fp == NULL) {
+    raidsim_set_error ("--points: %s: %s", path, strerror (errno));
+    return -1;
+  }
+  if (getline (&line, &len, fp) <= 0) {
+    raidsim_set_error ("--points: %s: empty", path);
+    goto out;
+  }
+  if (csv_columns (line, path, want, NWANT, col,
+                   "a points file (array,rw,bs,iodepth,value,unit)") == -1)
+    goto out;
+  while (getline (&line, &len, fp) > 0) {
+    struct point *pt;
+
+    lineno++;
+    line[strcspn (line, "\r\n")] = '\0';
+    if (line[0] == '\0' || line[0] == '#')
+      continue;
+    nf = csv_split (line, f, 64);
+    for (k = 0; k < NWANT; ++k)
+      if ((size_t) col[k] >= nf) {
+        raidsim_set_error ("%s:%u: too few fields", path, lineno);
+        goto out;
+      }
+    pt = grow ((void **) &ps->p, &ps->n, &ps->cap, sizeof *pt);
+    if (pt == NULL) {
+      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+      goto out;
+    }
+    snprintf (pt->array, sizeof pt->array, "%s", f[col[0]]);
+    pt->rw = rw_of (f[col[1]]);
+    pt->bs = strtoull (f[col[2]], NULL, 10);
+    pt->iodepth = strtoull (f[col[3]], NULL, 10);
+    pt->value = strtod (f[col[4]], NULL);
+    if (pt->rw < 0) {
+      raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value", path,
+                         lineno, f[col[1]]);
+      goto out;
+    }
+    if (strcmp (f[col[5]], "IOPS") == 0)
+      pt->iops = true;
+    else if (strcmp (f[col[5]], "MB/s") == 0)
+      pt->value *= 1e6;
+    else {
+      raidsim_set_error ("%s:%u: unit: '%s' is not IOPS or MB/s", path,
+                         lineno, f[col[5]]);
+      goto out;
+    }
+  }
+  ret = 0;
+ out:
+  free (line);
+  fclose (fp);
+  return ret;
+}
+
+static int
+read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
+{
+  static const char *const want[] = {
+    "id", "unit", "published", "predicted", "fitted", "case",
+  };
+  enum { NWANT = sizeof want / sizeof want[0] };
+  int col[NWANT], ret = -1;
+  char *line = NULL, *f[64];
+  size_t len = 0, nf, k;
+  unsigned lineno = 1;
+
+  if (getline (&line, &len, fp) <= 0) {
+    raidsim_set_error ("%s: empty", path);
+    goto out;
+  }
+  if (csv_columns (line, path, want, NWANT, col,
+                   "the CSV of `raidsim validate --format csv`") == -1)
+    goto out;
+  while (getline (&line, &len, fp) > 0) {
+    struct bar *b;
+    const char *id, *dash;
+
+    lineno++;
+    line[strcspn (line, "\r\n")] = '\0';
+    if (line[0] == '\0')
+      continue;
+    nf = csv_split (line, f, 64);
+    for (k = 0; k < NWANT; ++k)
+      if ((size_t) col[k] >= nf) {
+        raidsim_set_error ("%s:%u: too few fields", path, lineno);
+        goto out;
+      }
+    b = grow ((void **) &bs->b, &bs->n, &bs->cap, sizeof *b);
+    if (b == NULL) {
+      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+      goto out;
+    }
+    id = f[col[0]];
+    if (by_case) {
+      snprintf (b->panel, sizeof b->panel, "%s", f[col[5]]);
+      snprintf (b->label, sizeof b->label, "%s%s", id,
+                strcmp (f[col[4]], "yes") == 0 ? "*" : "");
+      goto values;
+    }
+    dash = strrchr (id, '-');
+    if (dash == NULL || dash == id || dash[1] == '\0') {
+      raidsim_set_error ("%s:%u: id '%s' has no '-' to split into a panel "
+                         "and a label", path, lineno, id);
+      goto out;
+    }
+    snprintf (b->panel, sizeof b->panel, "%.*s", (int) (dash - id), id);
+    snprintf (b->label, sizeof b->label, "%s%s", dash + 1,
+              strcmp (f[col[4]], "yes") == 0 ? "*" : "");
+  values:
+    snprintf (b->unit, sizeof b->unit, "%s", f[col[1]]);
+    b->published = strtod (f[col[2]], NULL);
+    b->predicted = strtod (f[col[3]], NULL);
+  }
+  ret = 0;
+ out:
+  free (line);
+  return ret;
 }
 
 /* ---- reading JSON ---- */
@@ -374,9 +612,58 @@ cmp_double (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* A point's pattern, as pattern_title names it. */
 static void
-write_script (FILE *fp, const struct rows *rs, const char *out, bool svg,
-              enum metric m, const char *title)
+point_title (const struct point *pt, char *buf, size_t len)
+{
+  struct row r = { .rw = pt->rw, .bs = pt->bs };
+
+  pattern_title (&r, buf, len);
+}
+
+/* A point's height in a panel of IOPS (thousands) or of MB/s: a figure
+ * given in the other unit is converted with its block size.
+ */
+static double
+point_y (const struct point *pt, bool iops)
+{
+  if (iops)
+    return (pt->iops ? pt->value : pt->value / pt->bs) / 1e3;
+  return (pt->iops ? pt->value * pt->bs : pt->value) / 1e6;
+}
+
+/* Every point must land in a panel; one that does not is a mistake in
+ * the file (or the wrong sweep), not something to drop quietly.
+ */
+static int
+check_points (const struct rows *rs, const struct points *pts,
+              const char *path)
+{
+  size_t i, k;
+
+  for (k = 0; k < pts->n; ++k) {
+    char t[64], u[64];
+    bool found = false;
+
+    point_title (&pts->p[k], t, sizeof t);
+    for (i = 0; i < rs->n && !found; ++i) {
+      pattern_title (&rs->r[i], u, sizeof u);
+      found = strcmp (t, u) == 0;
+    }
+    if (!found) {
+      raidsim_set_error ("--points: %s: the sweep has no panel '%s' for %s "
+                         "at QD %" PRIu64, path, t, pts->p[k].array,
+                         pts->p[k].iodepth);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void
+write_script (FILE *fp, const struct rows *rs, const struct points *pts,
+              const char *out, bool svg, enum metric m, bool log_y,
+              const char *title)
 {
   char (*pat)[64] = calloc (rs->n, sizeof *pat);
   char (*line)[160] = calloc (rs->n, sizeof *line);
@@ -415,6 +702,10 @@ write_script (FILE *fp, const struct rows *rs, const char *out, bool svg,
   fprintf (fp, "\nset grid\nset key below\n"
            "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"
            "set style data linespoints\n");
+  /* A log axis shows a QD1 figure ten times below the QD32 one. */
+  if (log_y)
+    fprintf (fp, "set logscale y 10\nset yrange [*:*]\n"
+             "set offsets 0, 0, 0, 0\n");
   fprintf (fp, "set multiplot layout %zu,%zu title ", nrows, cols);
   gp_string (fp, title);
   fprintf (fp, "\n");
@@ -500,17 +791,152 @@ write_script (FILE *fp, const struct rows *rs, const char *out, bool svg,
     }
     else
       fprintf (fp, "set xtics autofreq\nset autoscale x\n");
-    fprintf (fp, "plot ");
-    for (l = 0; l < nlines; ++l) {
-      fprintf (fp, "%s$p%zul%zu using 1:2 pointtype 7 title ",
-               l ? ", " : "", p, l);
-      gp_string (fp, line[l]);
+    /* The measured points of this panel, one series per array, in
+     * the colour of that array's line.
+     */
+    {
+      char (*parr)[64] = calloc (pts->n + 1, sizeof *parr);
+      size_t npa = 0, k, a;
+
+      if (parr == NULL)
+        abort ();
+      for (k = 0; k < pts->n; ++k) {
+        char t[64];
+
+        point_title (&pts->p[k], t, sizeof t);
+        if (strcmp (t, pat[p]) != 0)
+          continue;
+        for (a = 0; a < npa && strcmp (parr[a], pts->p[k].array) != 0; ++a)
+          ;
+        if (a == npa)
+          snprintf (parr[npa++], sizeof parr[0], "%s", pts->p[k].array);
+      }
+      for (a = 0; a < npa; ++a) {
+        fprintf (fp, "$p%zuq%zu << EOD\n", p, a);
+        for (k = 0; k < pts->n; ++k) {
+          char t[64];
+
+          point_title (&pts->p[k], t, sizeof t);
+          if (strcmp (t, pat[p]) == 0 && strcmp (pts->p[k].array,
+                                                 parr[a]) == 0)
+            fprintf (fp, "%" PRIu64 " %.6f\n", pts->p[k].iodepth,
+                     point_y (&pts->p[k], iops));
+        }
+        fprintf (fp, "EOD\n");
+      }
+      fprintf (fp, "plot ");
+      for (l = 0; l < nlines; ++l) {
+        fprintf (fp, "%s$p%zul%zu using 1:2 pointtype 7 linecolor %zu "
+                 "title ", l ? ", " : "", p, l, l + 1);
+        gp_string (fp, line[l]);
+      }
+      for (a = 0; a < npa; ++a) {
+        char t[96];
+        size_t colour = nlines + a + 1;
+
+        for (l = 0; l < nlines; ++l)
+          if (strcmp (line[l], parr[a]) == 0)
+            colour = l + 1;
+        snprintf (t, sizeof t, "%s (published)", parr[a]);
+        fprintf (fp, ", $p%zuq%zu using 1:2 with points pointtype 6 "
+                 "pointsize 2.5 linewidth 2 linecolor %zu title ", p, a,
+                 colour);
+        gp_string (fp, t);
+      }
+      fprintf (fp, "\n");
+      free (parr);
     }
-    fprintf (fp, "\n");
   }
   fprintf (fp, "unset multiplot\nset output\n");
   free (pat);
   free (line);
+}
+
+/* Published against predicted, a pair of bars per row, a panel per id
+ * prefix and unit, in the order they first appear.
+ */
+static void
+write_bars (FILE *fp, const struct bars *bs, const char *out, bool svg,
+            const char *title)
+{
+  char (*panel)[96] = calloc (bs->n, sizeof *panel);
+  size_t npanel = 0, i, p, cols, nrows, most = 0, width, height;
+  bool long_labels = false;
+
+  if (panel == NULL)
+    abort ();
+  for (i = 0; i < bs->n; ++i)
+    long_labels |= strlen (bs->b[i].label) > 8;
+  for (i = 0; i < bs->n; ++i) {
+    char key[96];
+
+    snprintf (key, sizeof key, "%s (%s)", bs->b[i].panel, bs->b[i].unit);
+    for (p = 0; p < npanel && strcmp (panel[p], key) != 0; ++p)
+      ;
+    if (p == npanel)
+      snprintf (panel[npanel++], sizeof panel[0], "%s", key);
+  }
+  cols = npanel <= 1 ? 1 : npanel <= 4 ? 2 : npanel <= 9 ? 3 : 4;
+  nrows = (npanel + cols - 1) / cols;
+  /* Room for the widest panel's pairs, and for slanted whole ids. */
+  for (p = 0; p < npanel; ++p) {
+    size_t k = 0;
+
+    for (i = 0; i < bs->n; ++i) {
+      char key[96];
+
+      snprintf (key, sizeof key, "%s (%s)", bs->b[i].panel, bs->b[i].unit);
+      k += strcmp (key, panel[p]) == 0;
+    }
+    if (k > most)
+      most = k;
+  }
+  width = most * 70 > 420 ? most * 70 : 420;
+  height = long_labels ? 420 : 320;
+
+  fprintf (fp, "# raidsim plot: %zu bars, %zu panels\n", bs->n, npanel);
+  if (svg)
+    fprintf (fp, "set terminal svg size %zu,%zu noenhanced font "
+             "'sans,11' background '#ffffff'\n", width * cols, height * nrows);
+  else
+    fprintf (fp, "set terminal pngcairo size %zu,%zu noenhanced font "
+             "'sans,10' background '#ffffff'\n", width * cols, height * nrows);
+  fprintf (fp, "set output ");
+  gp_string (fp, out);
+  fprintf (fp, "\nset grid ytics\nset key tmargin horizontal center\n"
+           "set yrange [0:*]\nset offsets 0, 0, graph 0.1, 0\n"
+           "set style data histogram\n"
+           "set style histogram clustered gap 1\n"
+           "set style fill solid 0.7 border -1\nset boxwidth 0.9\n");
+  fprintf (fp, "set multiplot layout %zu,%zu title ", nrows, cols);
+  gp_string (fp, title);
+  fprintf (fp, "\n");
+  for (p = 0; p < npanel; ++p) {
+    const char *unit = NULL;
+
+    fprintf (fp, "$b%zu << EOD\n", p);
+    for (i = 0; i < bs->n; ++i) {
+      char key[96];
+
+      snprintf (key, sizeof key, "%s (%s)", bs->b[i].panel, bs->b[i].unit);
+      if (strcmp (key, panel[p]) != 0)
+        continue;
+      unit = bs->b[i].unit;
+      gp_string (fp, bs->b[i].label);
+      fprintf (fp, " %.6g %.6g\n", bs->b[i].published, bs->b[i].predicted);
+    }
+    fprintf (fp, "EOD\nset title ");
+    gp_string (fp, panel[p]);
+    /* Whole ids (--group case) need room: slant them. */
+    fprintf (fp, "\nset xtics %s\n", long_labels
+             ? "rotate by 30 right\nset bmargin 9" : "norotate");
+    fprintf (fp, "set ylabel ");
+    gp_string (fp, unit ? unit : "");
+    fprintf (fp, "\nplot $b%zu using 2:xtic(1) title \"published\" "
+             "linecolor 1, '' using 3 title \"predicted\" linecolor 2\n", p);
+  }
+  fprintf (fp, "unset multiplot\nset output\n");
+  free (panel);
 }
 
 /* The gnuplot to run: $RAIDSIM_GNUPLOT, or gnuplot found on $PATH. */
@@ -556,13 +982,18 @@ cmd_plot (int argc, char **argv)
     { "metric", required_argument, NULL, 'm' },
     { "title", required_argument, NULL, 't' },
     { "script", no_argument, NULL, 'S' },
+    { "points", required_argument, NULL, 'P' },
+    { "log-y", no_argument, NULL, 'L' },
+    { "group", required_argument, NULL, 'G' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  const char *out = NULL, *title = NULL, *in, *gnuplot;
+  const char *out = NULL, *title = NULL, *in, *gnuplot, *points = NULL;
   enum metric m = METRIC_AUTO;
-  bool script = false, svg;
+  bool script = false, svg, bars = false, log_y = false, by_case = false;
   struct rows rs = { 0 };
+  struct points pts = { 0 };
+  struct bars bs = { 0 };
   FILE *fp;
   int c, first, ret = 1;
 
@@ -572,6 +1003,17 @@ cmd_plot (int argc, char **argv)
     case 'o': out = optarg; break;
     case 't': title = optarg; break;
     case 'S': script = true; break;
+    case 'P': points = optarg; break;
+    case 'L': log_y = true; break;
+    case 'G':
+      if (strcmp (optarg, "prefix") == 0) by_case = false;
+      else if (strcmp (optarg, "case") == 0) by_case = true;
+      else {
+        fprintf (stderr, "%s: --group: '%s' is not prefix or case\n",
+                 CMD, optarg);
+        return 1;
+      }
+      break;
     case 'm':
       if (strcmp (optarg, "auto") == 0) m = METRIC_AUTO;
       else if (strcmp (optarg, "iops") == 0) m = METRIC_IOPS;
@@ -623,22 +1065,57 @@ cmd_plot (int argc, char **argv)
       goto err;
   }
   else {
+    /* A sweep, or the rows of `raidsim validate` (bars): the header
+     * says which.
+     */
+    char *head = NULL, *f[64];
+    size_t hlen = 0, nf, i;
+
     if (first != EOF)
       ungetc (first, fp);
-    c = read_csv (fp, in, &rs);
+    if (getline (&head, &hlen, fp) > 0) {
+      head[strcspn (head, "\r\n")] = '\0';
+      nf = csv_split (head, f, 64);
+      for (i = 0; i < nf; ++i)
+        bars |= strcmp (f[i], "predicted") == 0;
+    }
+    free (head);
+    rewind (fp);
+    c = bars ? read_bars (fp, in, by_case, &bs) : read_csv (fp, in, &rs);
     fclose (fp);
     if (c == -1)
       goto err;
   }
-  if (rs.n == 0) {
+  if (bars ? bs.n == 0 : rs.n == 0) {
     raidsim_set_error ("%s: no points", in);
     goto err;
+  }
+  if (points) {
+    const char *vary = rs.r ? rs.r[0].vary : "";
+
+    if (bars) {
+      raidsim_set_error ("--points: marks a sweep; %s is the output of "
+                         "raidsim validate, whose bars already hold the "
+                         "published figures", in);
+      goto err;
+    }
+    if (vary[0] != '\0' && strcmp (vary, "qd") != 0) {
+      raidsim_set_error ("--points: needs a plot against queue depth; %s "
+                         "varies %s", in, vary);
+      goto err;
+    }
+    if (read_points (points, &pts) == -1 ||
+        check_points (&rs, &pts, points) == -1)
+      goto err;
   }
   if (title == NULL)
     title = in;
 
   if (script) {
-    write_script (stdout, &rs, out, svg, m, title);
+    if (bars)
+      write_bars (stdout, &bs, out, svg, title);
+    else
+      write_script (stdout, &rs, &pts, out, svg, m, log_y, title);
     ret = fflush (stdout) == EOF;
     goto out;
   }
@@ -659,7 +1136,10 @@ cmd_plot (int argc, char **argv)
       raidsim_set_error ("%s: %s", gnuplot, strerror (errno));
       goto err;
     }
-    write_script (fp, &rs, out, svg, m, title);
+    if (bars)
+      write_bars (fp, &bs, out, svg, title);
+    else
+      write_script (fp, &rs, &pts, out, svg, m, log_y, title);
     status = pclose (fp);
     if (status != 0) {
       raidsim_set_error ("%s failed (exit status %d) drawing %s", gnuplot,
@@ -674,5 +1154,7 @@ cmd_plot (int argc, char **argv)
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
  out:
   free (rs.r);
+  free (pts.p);
+  free (bs.b);
   return ret;
 }

@@ -16,9 +16,11 @@
  *     interface transfers; reads scale with queue depth as the
  *     channels x dies allow, up to saturation; a used drive writes
  *     slower than a fresh one, by its write amplification exactly;
+ *     max_programs bounds how many dies program at once;
  *   - the controller's write-back cache acknowledges writes at once
- *     until it is full, and then at the member's pace; by watermark it
- *     flushes only what is above the mark.
+ *     (or after their copy, at cache_copy_rate) until it is full, and
+ *     then at the member's pace; by watermark it flushes only what is
+ *     above the mark.
  *
  * Some tests drive a model by hand, with no engine, the way a
  * wall-clock driver would.
@@ -401,6 +403,25 @@ START_TEST (flash_used_writes_slower)
 }
 END_TEST
 
+/* With max_programs = 2 of the eight dies, a deep queue of one-page
+ * writes keeps only two programming: IOPS = 2 / P, not 8 / P.
+ */
+START_TEST (flash_max_programs)
+{
+  const double P = 200e-6;
+  const char *j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
+                                 "iodepth=32\nnumber_ios=8000\n");
+  struct sim_test_run r;
+
+  sim_test_run (&r, single_array (FLASH_FAST "program_time = 200us\n"
+                                  "cache_size = 0\nmax_programs = 2\n"),
+                j, 1);
+  ck_assert_msg (fabs (iops (&r, 0, RAIDSIM_WRITE) / (2 / P) - 1) < 0.01,
+                 "%.1f IOPS, want %.1f", iops (&r, 0, RAIDSIM_WRITE), 2 / P);
+  sim_test_done (&r);
+}
+END_TEST
+
 /* A DRAM buffer absorbs a burst: a write that finds room completes as
  * soon as its data is in, well before any program could end.
  */
@@ -482,6 +503,15 @@ START_TEST (controller_write_back_cache)
   ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[RAIDSIM_WRITE],
                      200 - C / 2);
   sim_test_done (&r);
+
+  /* A copy into the cache at 4,096,000 B/s takes 1 ms per 4 KiB write,
+   * one at a time: 200 writes that all fit end at 200 ms, not at 0.
+   */
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                 "cache_size = 1M\ncache_copy_rate = 4096KB/s\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->end, 200 * MS);
+  sim_test_done (&r);
 }
 END_TEST
 
@@ -505,6 +535,7 @@ devices_suite (void)
   tcase_add_test (tc, flash_parallelism);
   tcase_add_test (tc, flash_used_writes_slower);
   tcase_add_test (tc, flash_buffer_absorbs_writes);
+  tcase_add_test (tc, flash_max_programs);
   suite_add_tcase (s, tc);
   tc = tcase_create ("controller");
   tcase_add_test (tc, controller_write_back_cache);

@@ -273,6 +273,40 @@ START_TEST (ctl_coalescing)
 }
 END_TEST
 
+START_TEST (ctl_coalescing_per_member)
+{
+  static const char *const kv[] = { "coalesce_count", "2", "coalesce_timer",
+                                    "100us", "coalesce_scope", "member",
+                                    NULL };
+  struct ctl_harness h;
+  struct raidsim_io io[4];
+  unsigned i;
+
+  ctl_new (&h, kv, 2);
+  memset (io, 0, sizeof io);
+  for (i = 0; i < 4; ++i) {
+    io[i].member = i < 2 ? i : 0;
+    h.ops->submit (h.c, &io[i], 0);
+    ck_assert_ptr_eq (ctl_reap_one (&h, 0, RAIDSIM_CTL_ISSUE), &io[i]);
+  }
+  /* One on each member: each waits for its own timer... */
+  h.ops->member_done (h.c, &io[0], 50 * US);
+  h.ops->member_done (h.c, &io[1], 60 * US);
+  ck_assert_uint_eq (h.ops->next (h.c), 150 * US);
+  ck_assert_ptr_eq (ctl_reap_one (&h, 150 * US, RAIDSIM_CTL_COMPLETE), &io[0]);
+  ck_assert_uint_eq (h.ops->next (h.c), 160 * US);
+  ck_assert_ptr_eq (ctl_reap_one (&h, 160 * US, RAIDSIM_CTL_COMPLETE), &io[1]);
+  /* ... two on the same member go at once. */
+  h.ops->member_done (h.c, &io[2], 200 * US);
+  ck_assert_uint_eq (h.ops->next (h.c), 300 * US);
+  h.ops->member_done (h.c, &io[3], 210 * US);
+  ck_assert_ptr_eq (ctl_reap_one (&h, 210 * US, RAIDSIM_CTL_COMPLETE), &io[2]);
+  ck_assert_ptr_eq (ctl_reap_one (&h, 210 * US, RAIDSIM_CTL_COMPLETE), &io[3]);
+  ck_assert_uint_eq (h.ops->next (h.c), RAIDSIM_NEVER);
+  ctl_free (&h);
+}
+END_TEST
+
 /* ---- links ---- */
 
 START_TEST (link_transfer_times)
@@ -592,6 +626,7 @@ models_suite (void)
   tc = tcase_create ("controller");
   tcase_add_test (tc, ctl_overhead_and_slots);
   tcase_add_test (tc, ctl_coalescing);
+  tcase_add_test (tc, ctl_coalescing_per_member);
   suite_add_tcase (s, tc);
   tc = tcase_create ("link");
   tcase_add_test (tc, link_transfer_times);

@@ -11,13 +11,20 @@
  *    wait, in order, for a slot; a slot is freed when the member has
  *    finished the command and moved its data.
  *
- * 3. Completion coalescing.  Finished commands are held, all members
- *    together (one completion vector), until `coalesce_count` of them
- *    are waiting or `coalesce_timer` has passed since the first was
- *    held, and are then delivered together.  At queue depth 1 only one
- *    completion is ever waiting, so each pays the whole timer: this is
- *    the mechanism that fits VROC's low-QD penalty.  Coalescing is off
- *    when coalesce_count is 1 or coalesce_timer is 0.
+ * 3. Completion coalescing.  Finished commands are held until
+ *    `coalesce_count` of them are waiting or `coalesce_timer` has passed
+ *    since the first was held, and are then delivered together.  At
+ *    queue depth 1 only one completion is ever waiting, so each pays the
+ *    whole timer: this is the mechanism that fits VROC's low-QD penalty.
+ *    Coalescing is off when coalesce_count is 1 or coalesce_timer is 0.
+ *    `coalesce_scope` says what the count is counted over: the whole
+ *    volume (one completion vector for all members, as a RAID driver
+ *    that batches its own completions has), or each member on its own
+ *    (NVMe interrupt coalescing is a feature of each drive's
+ *    controller, so each drive's completion queue counts and times its
+ *    own).  The two differ when the I/Os in flight are spread over the
+ *    members: two 128 KiB writes at QD2 on a 128 KiB stripe are one on
+ *    each drive, so per member neither ever sees a second completion.
  *
  * 4. Write-back cache (off by default).  With `cache_size` > 0 a write
  *    that finds room in the cache is acknowledged to the RAID layer as
@@ -31,8 +38,12 @@
  *                 cache is waiting to be written, oldest first: bursts
  *                 smaller than that never reach the members during the
  *                 burst.
- *    A write that finds the cache full waits, in order, until flushes
- *    have made room.  The cache holds at most MAX_CACHED commands
+ *    Taking a write costs a copy of its bytes into host memory at
+ *    `cache_copy_rate`, one copy at a time (the benchmarks this is for
+ *    submit from one thread): the cache answers at memory speed, not
+ *    instantly.  A write that finds the cache full waits, in order,
+ *    until flushes have made room, so once it is full the volume writes
+ *    at the rate the members take the flushed writes.  The cache holds at most MAX_CACHED commands
  *    whatever their size.  Reads are not served from the cache (a read
  *    of data still waiting to be flushed goes to the member), and
  *    overwrites are not merged: both would need an index of the cached
@@ -56,9 +67,18 @@ struct generic_params {
   uint64_t cache_size;
   int cache_flush;
   uint64_t cache_high;
+  int coalesce_scope;
+  uint64_t cache_copy_rate;
 };
 
 enum { FLUSH_IMMEDIATE, FLUSH_WATERMARK };
+enum { SCOPE_VOLUME, SCOPE_MEMBER };
+
+static const struct raidsim_enum scope_enums[] = {
+  { "volume", SCOPE_VOLUME },
+  { "member", SCOPE_MEMBER },
+  { NULL, 0 },
+};
 
 static const struct raidsim_enum flush_enums[] = {
   { "immediate", FLUSH_IMMEDIATE },
@@ -100,6 +120,12 @@ static const struct raidsim_param generic_params[] = {
     .help = "Interrupt coalescing timer: the longest a completion is "
     "held, counted from the first completion waiting.  0 turns "
     "coalescing off." },
+  { .name = "coalesce_scope", .type = RAIDSIM_PT_ENUM,
+    .offset = offsetof (struct generic_params, coalesce_scope),
+    .def = "volume", .enums = scope_enums,
+    .help = "What coalesce_count counts: volume (completions of all "
+    "members together, one vector) or member (each member's completion "
+    "queue on its own, with its own timer, as NVMe drives coalesce)." },
   { .name = "cache_size", .type = RAIDSIM_PT_SIZE,
     .offset = offsetof (struct generic_params, cache_size),
     .def = "0", .min = 0, .max = UINT64_C (64) << 30,
@@ -117,12 +143,25 @@ static const struct raidsim_param generic_params[] = {
     .def = "50", .min = 0, .max = 100, .unit = "%",
     .help = "For cache_flush = watermark: the share of the cache that may "
     "wait before flushing starts." },
+  { .name = "cache_copy_rate", .type = RAIDSIM_PT_RATE,
+    .offset = offsetof (struct generic_params, cache_copy_rate),
+    .def = "0",
+    .help = "Rate at which a write's bytes are copied into the write-back "
+    "cache (host memory copy), one write at a time; the write is "
+    "acknowledged when its copy ends.  0: the copy costs nothing." },
   RAIDSIM_PARAM_END,
+};
+
+/* A completion vector: the completions it holds and its timer. */
+struct vector {
+  struct raidsim_ioq held;
+  raidsim_ns deadline;          /* or NEVER */
 };
 
 struct member {
   unsigned outstanding;
   struct raidsim_ioq waiting;   /* ready, but no free slot */
+  struct vector v;              /* coalesce_scope = member */
 };
 
 struct generic {
@@ -130,14 +169,15 @@ struct generic {
   bool coalescing;
   unsigned nmembers;
   struct raidsim_ioq overhead_q; /* io->done: when the overhead ends */
-  struct raidsim_ioq held;       /* completions being coalesced */
-  raidsim_ns deadline;           /* coalescing timer, or NEVER */
+  struct vector v;               /* coalesce_scope = volume */
   struct raidsim_ioq out;        /* due now; io->tag says what */
   raidsim_ns out_time;           /* when the head of out became due */
   /* Write-back cache. */
   uint64_t cached_bytes;         /* acknowledged, not yet on the member */
   unsigned cached;               /* commands in cached_bytes */
   struct raidsim_ioq cache_wait; /* writes waiting for room */
+  struct raidsim_ioq copy_q;     /* io->done: when its copy ends */
+  raidsim_ns copy_free;          /* when the copier is free */
   struct raidsim_ioq dirty;      /* watermark: acknowledged, not issued */
   uint64_t dirty_bytes;
   struct member m[];
@@ -158,14 +198,18 @@ generic_create (const void *params, unsigned nmembers)
   c->p = *p;
   c->coalescing = p->coalesce_count > 1 && p->coalesce_timer > 0;
   c->nmembers = nmembers;
-  c->deadline = RAIDSIM_NEVER;
+  c->v.deadline = RAIDSIM_NEVER;
   raidsim_ioq_init (&c->overhead_q);
-  raidsim_ioq_init (&c->held);
+  raidsim_ioq_init (&c->v.held);
   raidsim_ioq_init (&c->out);
   raidsim_ioq_init (&c->cache_wait);
   raidsim_ioq_init (&c->dirty);
-  for (i = 0; i < nmembers; ++i)
+  raidsim_ioq_init (&c->copy_q);
+  for (i = 0; i < nmembers; ++i) {
     raidsim_ioq_init (&c->m[i].waiting);
+    raidsim_ioq_init (&c->m[i].v.held);
+    c->m[i].v.deadline = RAIDSIM_NEVER;
+  }
   return c;
 }
 
@@ -212,13 +256,19 @@ admit (struct generic *c, struct raidsim_io *io, raidsim_ns now)
 }
 
 static void
-release_held (struct generic *c, raidsim_ns now)
+release_held (struct generic *c, struct vector *v, raidsim_ns now)
 {
   struct raidsim_io *io;
 
-  while ((io = raidsim_ioq_pop (&c->held)) != NULL)
+  while ((io = raidsim_ioq_pop (&v->held)) != NULL)
     emit (c, io, RAIDSIM_CTL_COMPLETE, now);
-  c->deadline = RAIDSIM_NEVER;
+  v->deadline = RAIDSIM_NEVER;
+}
+
+static struct vector *
+vector_of (struct generic *c, const struct raidsim_io *io)
+{
+  return c->p.coalesce_scope == SCOPE_MEMBER ? &c->m[io->member].v : &c->v;
 }
 
 static bool
@@ -237,7 +287,18 @@ cache_take (struct generic *c, struct raidsim_io *io, raidsim_ns now)
   c->cached++;
   c->cached_bytes += io->len;
   io->tag = TAG_CACHED;
-  emit (c, io, RAIDSIM_CTL_ACK, now);
+  if (c->p.cache_copy_rate == 0) {
+    emit (c, io, RAIDSIM_CTL_ACK, now);
+    return;
+  }
+  /* One copier, so the queue stays in order of io->done. */
+  if (c->copy_free < now)
+    c->copy_free = now;
+  c->copy_free += (raidsim_ns)
+    (((unsigned __int128) io->len * RAIDSIM_NS_PER_S +
+      c->p.cache_copy_rate - 1) / c->p.cache_copy_rate);
+  io->done = c->copy_free;
+  raidsim_ioq_push (&c->copy_q, io);
 }
 
 /* Stage 4: a write that fits, with none waiting before it, goes into
@@ -293,6 +354,7 @@ generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
   struct generic *c = cv;
   struct member *m = &c->m[io->member];
   struct raidsim_io *w;
+  struct vector *v;
 
   m->outstanding--;
   if ((w = raidsim_ioq_pop (&m->waiting)) != NULL) {
@@ -318,23 +380,32 @@ generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
     emit (c, io, RAIDSIM_CTL_COMPLETE, now);
     return;
   }
-  raidsim_ioq_push (&c->held, io);
-  if (c->held.count >= c->p.coalesce_count)
-    release_held (c, now);
-  else if (c->held.count == 1)
-    c->deadline = now + c->p.coalesce_timer;
+  v = vector_of (c, io);
+  raidsim_ioq_push (&v->held, io);
+  if (v->held.count >= c->p.coalesce_count)
+    release_held (c, v, now);
+  else if (v->held.count == 1)
+    v->deadline = now + c->p.coalesce_timer;
 }
 
 static raidsim_ns
 generic_next (const void *cv)
 {
   const struct generic *c = cv;
-  raidsim_ns t = c->deadline;
+  raidsim_ns t = c->v.deadline;
+  unsigned i;
+
+  if (c->p.coalesce_scope == SCOPE_MEMBER)
+    for (i = 0; i < c->nmembers; ++i)
+      if (c->m[i].v.deadline < t)
+        t = c->m[i].v.deadline;
 
   if (c->out.head && c->out_time < t)
     t = c->out_time;
   if (c->overhead_q.head && c->overhead_q.head->done < t)
     t = c->overhead_q.head->done;
+  if (c->copy_q.head && c->copy_q.head->done < t)
+    t = c->copy_q.head->done;
   return t;
 }
 
@@ -351,8 +422,27 @@ generic_reap (void *cv, raidsim_ns now, enum raidsim_ctl_out *what)
     io = raidsim_ioq_pop (&c->overhead_q);
     cache_or_admit (c, io, io->done);
   }
-  if (c->deadline <= now)
-    release_held (c, c->deadline);
+  while (c->copy_q.head && c->copy_q.head->done <= now) {
+    io = raidsim_ioq_pop (&c->copy_q);
+    emit (c, io, RAIDSIM_CTL_ACK, io->done);
+  }
+  if (c->v.deadline <= now)
+    release_held (c, &c->v, c->v.deadline);
+  if (c->p.coalesce_scope == SCOPE_MEMBER) {
+    /* Timers that ran out, in order, so the output stays in time order. */
+    for (;;) {
+      struct vector *first = NULL;
+      unsigned i;
+
+      for (i = 0; i < c->nmembers; ++i)
+        if (c->m[i].v.deadline <= now &&
+            (first == NULL || c->m[i].v.deadline < first->deadline))
+          first = &c->m[i].v;
+      if (first == NULL)
+        break;
+      release_held (c, first, first->deadline);
+    }
+  }
 
   io = raidsim_ioq_pop (&c->out);
   if (io == NULL)

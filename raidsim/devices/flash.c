@@ -69,6 +69,14 @@
  * are expected to measure the flash.  A used drive has been written
  * everywhere.
  *
+ * Programs at once.  A drive need not program on every die at the same
+ * time: its power budget and its controller's write path (buffers, ECC
+ * encoders) can allow fewer.  With `max_programs` > 0 at most that many
+ * page programs run at once, each starting on the earliest program slot
+ * to come free; the drive's sustained write rate is then about
+ * max_programs x page_size / (program cost), whatever the queue depth.
+ * Without it a deep queue of writes keeps every die programming.
+ *
  * Programs are queued on their die like reads, in arrival order: a read
  * that arrives behind buffered writes waits for them (drives that
  * suspend programs for reads are faster than this).
@@ -112,6 +120,7 @@ struct flash_params {
   int state;
   uint64_t write_amplification; /* thousandths */
   uint64_t unwritten_read;
+  uint64_t max_programs;
 };
 
 /* Write-buffer slots at most (32 MiB of timestamps). */
@@ -176,6 +185,12 @@ static const struct raidsim_param flash_params[] = {
     .help = "state = fresh: time to answer a read of data never written "
     "since the start of the run, without the flash (after the controller "
     "stage); 0: such reads go to the flash like any other." },
+  { .name = "max_programs", .type = RAIDSIM_PT_UINT,
+    .offset = P (max_programs), .def = "0", .min = 0, .max = 65536,
+    .unit = "pages",
+    .help = "Page programs the drive runs at once at most (power budget, "
+    "write path); bounds the sustained write rate at any queue depth.  "
+    "0: every die may program at once." },
   RAIDSIM_PARAM_END,
 };
 #undef P
@@ -202,6 +217,8 @@ struct flash {
   unsigned die_mask, ch_mask;   /* 0: not a power of two */
   raidsim_ns program_cost;      /* die time per page the host writes */
   raidsim_ns *die_free;         /* [ndies] */
+  raidsim_ns *prog_free;        /* [nprog]: when each program slot frees */
+  unsigned nprog;               /* 0: no limit below the dies */
   struct timeline *ch;          /* [channels] */
   raidsim_ns *core_free;        /* min-heap [cores] */
   struct timeline iface;
@@ -251,6 +268,7 @@ flash_destroy (void *dev)
   if (d == NULL)
     return;
   free (d->die_free);
+  free (d->prog_free);
   if (d->ch)
     for (unsigned c = 0; c < d->p.channels; ++c)
       free (d->ch[c].b);
@@ -285,6 +303,12 @@ flash_create (const void *params, uint64_t capacity)
   if ((p->channels & (p->channels - 1)) == 0)
     d->ch_mask = p->channels - 1;
   d->die_free = calloc (d->ndies, sizeof d->die_free[0]);
+  if (p->max_programs && p->max_programs < d->ndies) {
+    d->nprog = p->max_programs;
+    d->prog_free = calloc (d->nprog, sizeof d->prog_free[0]);
+    if (d->prog_free == NULL)
+      goto nomem;
+  }
   d->ch = calloc (p->channels, sizeof d->ch[0]);
   d->core_free = calloc (p->cores, sizeof d->core_free[0]);
   d->nslots = p->cache_size / p->page_size;
@@ -479,6 +503,16 @@ program_page (struct flash *d, uint64_t bytes, raidsim_ns t, raidsim_ns now)
   raidsim_ns x = xfer_memo (&d->memo_ch, bytes, d->p.channel_rate), moved;
 
   moved = reserve (&d->ch[ch], max_ns (t, d->die_free[die]), x, now) + x;
+  if (d->nprog) {
+    /* The earliest slot to come free takes the program. */
+    unsigned k, first = 0;
+
+    for (k = 1; k < d->nprog; ++k)
+      if (d->prog_free[k] < d->prog_free[first])
+        first = k;
+    moved = max_ns (moved, d->prog_free[first]);
+    d->prog_free[first] = moved + d->program_cost;
+  }
   d->die_free[die] = moved + d->program_cost;
   return d->die_free[die];
 }
