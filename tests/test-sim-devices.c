@@ -221,17 +221,18 @@ START_TEST (hdd_readahead_streams)
 }
 END_TEST
 
-/* The write cache holds write_cache_size bytes.  A burst of writes that
- * fits is acknowledged at the pace of the firmware alone (overhead per
- * command, QD 1), whatever the mechanism does meanwhile.
+/* The write cache holds write_cache_size bytes, each separate write in
+ * a segment of its own.  A burst of writes that fits is acknowledged at
+ * the pace of the firmware alone (overhead per command, QD 1), whatever
+ * the mechanism does meanwhile.
  */
 START_TEST (hdd_write_burst_fits_cache)
 {
   struct sim_test_run r;
   const char *a = single_array (HDD_BASE "overhead = 100us\n"
-                                "cache_size = 16M\nsegment_size = 1M\n"
+                                "cache_size = 16M\nsegment_size = 4K\n"
                                 "write_cache_size = 2M\n");
-  /* 256 x 4 KiB = 1 MiB, half the room. */
+  /* 256 x 4 KiB = 1 MiB, half the room and half the 512 segments. */
   const char *j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
                                  "iodepth=1\nnumber_ios=256\n");
   const double expect = 1 / 100e-6;
@@ -251,9 +252,11 @@ END_TEST
  * surface runs at the mechanism's pace.  With room for one write there
  * is no choice of order: each destage is a random write, and the rate is
  * 1 / (average seek + write settle + half a revolution + transfer).
- * With the usual room for a few hundred writes the drive destages
- * shortest positioning first and does better, but not by more than the
- * rotational wait and most of the seek it saves.
+ * With room for a few hundred writes (small segments) the drive
+ * destages shortest positioning first and does better, but not by more
+ * than the rotational wait and most of the seek it saves.  With the
+ * same bytes in two 1 MiB segments it holds two writes, and does
+ * between the two.
  */
 START_TEST (hdd_write_stream_destage_bound)
 {
@@ -264,7 +267,7 @@ START_TEST (hdd_write_stream_destage_bound)
   const double xfer = 4096 / ((125e6 + 65e6) / 2);
   const double expect = 1 / (8.5e-3 + 1e-3 + T / 2 + xfer);
   const char *a;
-  double one, many;
+  double one, few, many;
 
   a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
                     "cache_size = 16M\nsegment_size = 1M\n"
@@ -280,7 +283,7 @@ START_TEST (hdd_write_stream_destage_bound)
                  "%.2f", one, expect);
 
   a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
-                    "cache_size = 16M\nsegment_size = 1M\n"
+                    "cache_size = 16M\nsegment_size = 4K\n"
                     "write_cache_size = 2M\n");
   sim_test_run (&r, a, j, 1);
   many = iops (&r, 0, RAIDSIM_WRITE);
@@ -288,6 +291,19 @@ START_TEST (hdd_write_stream_destage_bound)
   ck_assert_msg (many > 1.2 * expect && many < 1 / (0.8e-3 + 1e-3 + xfer),
                  "random 4K writes, 2M of room: %.2f IOPS vs %.2f", many,
                  expect);
+
+  a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
+                    "cache_size = 16M\nsegment_size = 1M\n"
+                    "write_cache_size = 2M\n");
+  /* sim_test_file keeps eight paths: write the job again. */
+  j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
+                     "iodepth=1\nnumber_ios=6000\n");
+  sim_test_run (&r, a, j, 1);
+  few = iops (&r, 0, RAIDSIM_WRITE);
+  sim_test_done (&r);
+  ck_assert_msg (few > 0.97 * one && few < many,
+                 "random 4K writes, two segments: %.2f IOPS, between %.2f "
+                 "and %.2f", few, one, many);
 }
 END_TEST
 

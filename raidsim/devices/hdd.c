@@ -62,7 +62,16 @@
  * is in the cache and written to the platters later ("destaged").  Only
  * `write_cache_size` bytes of the cache hold writes (a few segments, as
  * drive firmware of the SATA II era allots them; never more than all
- * but one segment), and they leave that much less room for reads.  A
+ * but one segment), and they leave that much less room for reads.
+ * Write data is kept in segments as read data is (Seagate's product
+ * manuals: "the same buffer space and segmentation is used as set up
+ * for read functions"): a run of contiguous writes fills a segment, but
+ * a write that continues no cached range takes a segment of its own,
+ * however small it is.  So the cache holds at most write_cache_size /
+ * segment_size separate writes: a few 4 KiB random writes fill it, and
+ * the drive chooses among those few when it destages, which is what
+ * keeps drives of that era to a few hundred random writes a second
+ * even over a span of a few cylinders.  A
  * write is acknowledged at once only while that room lasts; a write
  * that finds none waits until a destage frees it, so a long write
  * stream is acknowledged at the pace the mechanism destages.  Destaging
@@ -75,10 +84,10 @@
  * to destage is the one of shortest positioning time among the
  * DESTAGE_WINDOW cached ranges nearest the head on each side, which is
  * where the shortest one nearly always is, at a bounded cost per
- * choice: sequential and small-span writes destage at close to the
- * media rate, random writes over the whole surface a little faster
- * than random QD1 writes, by as much as the choice among a few hundred
- * cached ranges shortens positioning.  A read wholly inside a cached
+ * choice: sequential writes destage at close to the media rate, random
+ * writes a little faster than random QD1 writes, by as much as the
+ * choice among the few cached ranges shortens positioning.  A read
+ * wholly inside a cached
  * write is a hit (the write drops any read segment it overlaps).
  *
  * Queueing.  With `ncq` on the drive holds up to `queue_depth` commands
@@ -179,8 +188,11 @@ static const struct raidsim_param hdd_params[] = {
     .max = UINT64_C (1) << 30,
     .help = "Room for cached writes not yet on the platters: the few "
     "segments of the cache the firmware gives to write data (at most "
-    "all but one segment).  Writes are acknowledged at once while it has "
-    "room, and at the pace of destaging once it is full." },
+    "all but one segment).  Each write that continues no cached range "
+    "takes a segment of its own, so this over segment_size is also the "
+    "number of separate writes the drive can hold.  Writes are "
+    "acknowledged at once while there is room, and at the pace of "
+    "destaging once it is full." },
   { .name = "destage_delay", .type = RAIDSIM_PT_TIME,
     .offset = P (destage_delay), .def = "2ms", .min = 0,
     .max = 10 * RAIDSIM_NS_PER_S,
@@ -257,6 +269,7 @@ struct hdd {
   struct extent *dirty;         /* cached writes, sorted, disjoint */
   unsigned ndirty, dirty_cap;
   uint64_t dirty_bytes, dirty_max;
+  uint64_t write_segs;          /* segments cached writes may hold */
   uint64_t destaging;           /* bytes being written out now */
 };
 
@@ -362,6 +375,9 @@ hdd_create (const void *params, uint64_t capacity)
     d->dirty_max = p->write_cache ? p->cache_size - p->segment_size : 0;
     if (d->dirty_max > p->write_cache_size)
       d->dirty_max = p->write_cache_size;
+    d->write_segs = d->dirty_max / p->segment_size;
+    if (d->write_segs == 0)
+      d->write_segs = 1;
     d->dirty_cap = d->dirty_max / 4096 + 64;
     d->dirty = calloc (d->dirty_cap, sizeof d->dirty[0]);
     if (d->segs == NULL || d->dirty == NULL)
@@ -627,14 +643,42 @@ seg_take (struct hdd *d, uint64_t off)
   return pick;
 }
 
-/* Room for a write of len bytes (counted whole, even if it overlaps
- * cached data) and one more range.
+/* Segments a cached range of len bytes holds. */
+static uint64_t
+segs_for (const struct hdd *d, uint64_t len)
+{
+  return (len + d->p.segment_size - 1) / d->p.segment_size;
+}
+
+/* Room for a write of len bytes at off (counted whole, even if it
+ * overlaps cached data): bytes, and segments.  Cached write data lives
+ * in segments as read data does, a range of them per run of contiguous
+ * writes, so a drive with few write segments holds few separate
+ * writes, however small: that, not the bytes, is what bounds random
+ * writes.
  */
 static bool
-dirty_room (const struct hdd *d, uint64_t len)
+dirty_room (const struct hdd *d, uint64_t off, uint64_t len)
 {
-  return d->dirty_bytes + d->destaging + len <= d->dirty_max &&
-    d->ndirty < d->dirty_cap;
+  unsigned i, j;
+  uint64_t used = segs_for (d, d->destaging), lo = off, hi = off + len;
+  uint64_t old = 0;
+
+  if (d->dirty_bytes + d->destaging + len > d->dirty_max ||
+      d->ndirty >= d->dirty_cap)
+    return false;
+  for (i = 0; i < d->ndirty; ++i)
+    used += segs_for (d, d->dirty[i].len);
+  /* The ranges it touches become one. */
+  for (j = i = dirty_find (d, off); j < d->ndirty && d->dirty[j].off <= hi;
+       ++j) {
+    if (d->dirty[j].off < lo)
+      lo = d->dirty[j].off;
+    if (d->dirty[j].off + d->dirty[j].len > hi)
+      hi = d->dirty[j].off + d->dirty[j].len;
+    old += segs_for (d, d->dirty[j].len);
+  }
+  return used - old + segs_for (d, hi - lo) <= d->write_segs;
 }
 
 /* The first cached range that ends at or after off. */
@@ -814,7 +858,7 @@ admit_waiting_writes (struct hdd *d, raidsim_ns t)
 {
   struct raidsim_io *io;
 
-  while ((io = d->wwait.head) != NULL && dirty_room (d, io->len)) {
+  while ((io = d->wwait.head) != NULL && dirty_room (d, io->offset, io->len)) {
     raidsim_ioq_pop (&d->wwait);
     dirty_add (d, io->offset, io->len);
     complete (d, io, t);
@@ -985,7 +1029,7 @@ arrive (struct hdd *d, struct raidsim_io *io, raidsim_ns t)
   }
   if (d->dirty_max && io->len <= d->dirty_max) {
     segs_drop_range (d, io->offset, io->len, t);
-    if (d->wwait.head == NULL && dirty_room (d, io->len)) {
+    if (d->wwait.head == NULL && dirty_room (d, io->offset, io->len)) {
       dirty_add (d, io->offset, io->len);
       complete (d, io, t);
     }
