@@ -201,6 +201,48 @@ START_TEST (hdd_rotation_by_hand)
 }
 END_TEST
 
+/* The members of an array do not share a spindle phase: member m leads
+ * member 0 by frac (m x 0.618...) of a turn, so the same first read,
+ * which member 0 serves after a whole turn less the overhead (see
+ * above), member 1 serves 0.618 of a turn sooner.
+ */
+START_TEST (hdd_members_unsynchronised)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "cache_size", "0",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  void *params = model_params (ops, kv);
+  const double T = 10 * MS, X = 40960;
+  raidsim_ns done[2];
+  unsigned m;
+
+  for (m = 0; m < 2; ++m) {
+    void *dev = ops->create (params, UINT64_C (100000000000));
+    struct raidsim_io io;
+    raidsim_ns t;
+
+    ck_assert_ptr_nonnull (dev);
+    ck_assert_ptr_nonnull (ops->place);
+    ops->place (dev, m);
+    memset (&io, 0, sizeof io);
+    io.dir = RAIDSIM_READ;
+    io.len = 4096;
+    ops->submit (dev, &io, 0);
+    while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != &io)
+      ;
+    done[m] = t;
+    ops->destroy (dev);
+  }
+  ck_assert_msg (fabs (done[0] - (T + X)) <= 1, "member 0 at %lu",
+                 (unsigned long) done[0]);
+  ck_assert_msg (fabs (done[1] - ((1 - 0.6180339887) * T + X)) <= 2,
+                 "member 1 at %lu", (unsigned long) done[1]);
+  free (params);
+}
+END_TEST
+
 /* With the cache, read-ahead keeps up with a sequential stream: 128 KiB
  * reads at QD1 run at the media rate, not one block per revolution.
  */
@@ -511,6 +553,7 @@ devices_suite (void)
   tcase_add_test (tc, hdd_random_qd1_closed_form);
   tcase_add_test (tc, hdd_ncq_reorders);
   tcase_add_test (tc, hdd_rotation_by_hand);
+  tcase_add_test (tc, hdd_members_unsynchronised);
   tcase_add_test (tc, hdd_readahead_streams);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);

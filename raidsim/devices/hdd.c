@@ -40,10 +40,18 @@
  * Writes add `write_settle` after a seek.
  *
  * Rotation is not drawn at random: the angle under the head is
- * frac (t / T) at time t, so a request waits for its sector to come
- * round, and a request that continues where the last one ended at the
- * moment it ended waits nothing, while one that comes a little late
- * waits almost a whole turn, as on a real drive.
+ * frac ((t + phase) / T) at time t, so a request waits for its sector
+ * to come round, and a request that continues where the last one ended
+ * at the moment it ended waits nothing, while one that comes a little
+ * late waits almost a whole turn, as on a real drive.  The disks of an
+ * array do not synchronise their spindles, so the same sector of two
+ * members passes under their heads at different moments, and a request
+ * split over several members waits for the worst placed of them.  Each
+ * member's phase is frac (member x 0.618...) of a turn (the golden
+ * ratio spreads any number of members evenly round the circle): the
+ * mean of the largest of n waits is then close to n / (n + 1) of a
+ * turn, as for independent phases, and a run is the same on every
+ * machine.
  *
  * Command overhead.  Every command spends `overhead` in the drive's
  * firmware before it can be served (in parallel with the mechanism).
@@ -237,6 +245,7 @@ struct hdd {
   struct hdd_params p;
   uint64_t capacity;
   double T;                     /* ns per revolution */
+  double phase;                 /* ns: this spindle's lead over member 0 */
   double rho;                   /* inner radius / outer radius */
   double ncyl;                  /* cylinders */
   double sa, sb, sc;            /* seek curve, ns */
@@ -391,6 +400,18 @@ hdd_create (const void *params, uint64_t capacity)
   return NULL;
 }
 
+/* The spindle of member m leads member 0's by frac (m x golden ratio)
+ * of a turn (see the top of the file).
+ */
+static void
+hdd_place (void *dev, unsigned member)
+{
+  struct hdd *d = dev;
+  double f = member * 0.6180339887498949;
+
+  d->phase = (f - floor (f)) * d->T;
+}
+
 /* ---- geometry ---- */
 
 /* Track coordinate of byte offset o (see the top of the file). */
@@ -457,7 +478,11 @@ position (const struct hdd *d, int64_t cyl, double t, double x, bool write)
   /* frac (x) - frac (arrive / T); x - floor (x) is exact and cheaper
    * than fmod.
    */
-  wait = (x - floor (x)) - (arrive / d->T - floor (arrive / d->T));
+  {
+    double turns = (arrive + d->phase) / d->T;
+
+    wait = (x - floor (x)) - (turns - floor (turns));
+  }
   if (wait < 0)
     wait += 1;
   wait *= d->T;
@@ -478,7 +503,7 @@ position (const struct hdd *d, int64_t cyl, double t, double x, bool write)
 static double
 ra_x (const struct hdd *d, double t)
 {
-  double x = d->ra_x0 + (t - d->ra_t0) / d->T;
+  double x = d->ra_x0 + (t > d->ra_t0 ? t - d->ra_t0 : 0) / d->T;
 
   return x < d->ra_xlim ? x : d->ra_xlim;
 }
@@ -489,7 +514,11 @@ seg_hi (const struct hdd *d, int s, double t)
   uint64_t hi = d->segs[s].hi;
 
   if (d->ra && s == d->ra_seg) {
-    uint64_t h = off_of_x (d, ra_x (d, t));
+    double x = ra_x (d, t);
+    /* At the limit, the limit itself: off_of_x rounds down, and a
+     * byte short would cost a read that ends there a whole turn.
+     */
+    uint64_t h = x >= d->ra_xlim ? d->ra_limit : off_of_x (d, x);
 
     if (h > d->ra_limit)
       h = d->ra_limit;
@@ -538,6 +567,33 @@ ra_stop (struct hdd *d, double t)
 
 static unsigned dirty_find (const struct hdd *d, uint64_t off);
 
+/* The host has read up to byte end of the segment being read ahead:
+ * the segment is a ring, so read-ahead may go on to one segment beyond
+ * that.  Without this a stream served from the cache would stop the
+ * read-ahead one segment past the last read that missed, and the next
+ * miss would wait for its sector to come round again.  If the
+ * read-ahead had already stopped, it starts again where it stopped,
+ * once that sector comes under the head.
+ */
+static void
+ra_extend (struct hdd *d, uint64_t end, double t)
+{
+  uint64_t limit = end + d->p.segment_size;
+  double x = ra_x (d, t);
+
+  if (limit > d->capacity)
+    limit = d->capacity;
+  if (limit <= d->ra_limit)
+    return;
+  if (x >= d->ra_xlim) {
+    seg_fill (d, d->ra_seg, d->ra_limit);
+    d->ra_t0 = position (d, cyl_of_x (d, x), t, x, false);
+    d->ra_x0 = x;
+  }
+  d->ra_limit = limit;
+  d->ra_xlim = x_of (d, limit);
+}
+
 static bool
 read_hit (struct hdd *d, const struct raidsim_io *io, double t)
 {
@@ -558,6 +614,8 @@ read_hit (struct hdd *d, const struct raidsim_io *io, double t)
     if (g->lo <= io->offset && io->offset + io->len <= seg_hi (d, s, t) &&
         io->len > 0) {
       g->used = ++d->stamp;
+      if (d->ra && (int) s == d->ra_seg)
+        ra_extend (d, io->offset + io->len, t);
       return true;
     }
   }
@@ -1112,6 +1170,7 @@ const struct raidsim_device_ops raidsim_device_hdd = {
   .check = hdd_check,
   .create = hdd_create,
   .destroy = hdd_destroy,
+  .place = hdd_place,
   .submit = hdd_submit,
   .next = hdd_next,
   .reap = hdd_reap,
