@@ -263,8 +263,7 @@ START_TEST (hdd_readahead_streams)
 }
 END_TEST
 
-/* The write cache holds write_cache_size bytes, each separate write in
- * a segment of its own.  A burst of writes that fits is acknowledged at
+/* The write cache holds write_cache_size bytes.  A burst of writes that fits is acknowledged at
  * the pace of the firmware alone (overhead per command, QD 1), whatever
  * the mechanism does meanwhile.
  */
@@ -272,9 +271,9 @@ START_TEST (hdd_write_burst_fits_cache)
 {
   struct sim_test_run r;
   const char *a = single_array (HDD_BASE "overhead = 100us\n"
-                                "cache_size = 16M\nsegment_size = 4K\n"
+                                "cache_size = 16M\nsegment_size = 1M\n"
                                 "write_cache_size = 2M\n");
-  /* 256 x 4 KiB = 1 MiB, half the room and half the 512 segments. */
+  /* 256 x 4 KiB = 1 MiB, half the room. */
   const char *j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
                                  "iodepth=1\nnumber_ios=256\n");
   const double expect = 1 / 100e-6;
@@ -294,11 +293,10 @@ END_TEST
  * surface runs at the mechanism's pace.  With room for one write there
  * is no choice of order: each destage is a random write, and the rate is
  * 1 / (average seek + write settle + half a revolution + transfer).
- * With room for a few hundred writes (small segments) the drive
- * destages shortest positioning first and does better, but not by more
- * than the rotational wait and most of the seek it saves.  With the
- * same bytes in two 1 MiB segments it holds two writes, and does
- * between the two.
+ * With room for a few hundred writes the drive destages shortest
+ * positioning first and does better, but not by more than the
+ * rotational wait and most of the seek it saves.  With the same bytes
+ * in two write segments it holds two writes, and does between the two.
  */
 START_TEST (hdd_write_stream_destage_bound)
 {
@@ -325,7 +323,7 @@ START_TEST (hdd_write_stream_destage_bound)
                  "%.2f", one, expect);
 
   a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
-                    "cache_size = 16M\nsegment_size = 4K\n"
+                    "cache_size = 16M\nsegment_size = 1M\n"
                     "write_cache_size = 2M\n");
   sim_test_run (&r, a, j, 1);
   many = iops (&r, 0, RAIDSIM_WRITE);
@@ -336,7 +334,7 @@ START_TEST (hdd_write_stream_destage_bound)
 
   a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
                     "cache_size = 16M\nsegment_size = 1M\n"
-                    "write_cache_size = 2M\n");
+                    "write_cache_size = 2M\nwrite_segments = 2\n");
   /* sim_test_file keeps eight paths: write the job again. */
   j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
                      "iodepth=1\nnumber_ios=6000\n");

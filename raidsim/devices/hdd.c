@@ -71,15 +71,17 @@
  * `write_cache_size` bytes of the cache hold writes (a few segments, as
  * drive firmware of the SATA II era allots them; never more than all
  * but one segment), and they leave that much less room for reads.
- * Write data is kept in segments as read data is (Seagate's product
- * manuals: "the same buffer space and segmentation is used as set up
- * for read functions"): a run of contiguous writes fills a segment, but
- * a write that continues no cached range takes a segment of its own,
- * however small it is.  So the cache holds at most write_cache_size /
- * segment_size separate writes: a few 4 KiB random writes fill it, and
- * the drive chooses among those few when it destages, which is what
- * keeps drives of that era to a few hundred random writes a second
- * even over a span of a few cylinders.  A
+ * Drives of the SATA II era keep write data in segments as they keep
+ * read data (Seagate's product manuals: "the same buffer space and
+ * segmentation is used as set up for read functions"): a run of
+ * contiguous writes fills a segment, but a write that continues no
+ * cached range takes a segment of its own, however small it is.  With
+ * `write_segments` set, the cache holds at most that many separate
+ * writes: a few 4 KiB random writes fill it, and the drive chooses
+ * among those few when it destages, which is what keeps such drives to
+ * a few hundred random writes a second even over a span of a few
+ * cylinders.  Without it (adaptive caches) writes are packed and only
+ * the bytes count.  A
  * write is acknowledged at once only while that room lasts; a write
  * that finds none waits until a destage frees it, so a long write
  * stream is acknowledged at the pace the mechanism destages.  Destaging
@@ -137,6 +139,7 @@ struct hdd_params {
   uint64_t segment_size;
   bool write_cache;
   uint64_t write_cache_size;
+  uint64_t write_segments;
   uint64_t destage_delay;
   bool ncq;
   uint64_t queue_depth;
@@ -196,11 +199,17 @@ static const struct raidsim_param hdd_params[] = {
     .max = UINT64_C (1) << 30,
     .help = "Room for cached writes not yet on the platters: the few "
     "segments of the cache the firmware gives to write data (at most "
-    "all but one segment).  Each write that continues no cached range "
-    "takes a segment of its own, so this over segment_size is also the "
-    "number of separate writes the drive can hold.  Writes are "
-    "acknowledged at once while there is room, and at the pace of "
-    "destaging once it is full." },
+    "all but one segment).  Writes are acknowledged at once while there "
+    "is room, and at the pace of destaging once it is full." },
+  { .name = "write_segments", .type = RAIDSIM_PT_UINT,
+    .offset = P (write_segments), .def = "0", .min = 0, .max = 65536,
+    .unit = "segments",
+    .help = "Firmware that keeps write data in its read segments holds "
+    "each write that continues no cached range in a segment of its own, "
+    "however small: at most this many separate writes wait, and "
+    "destaging chooses among those few (drives of the SATA II era: "
+    "write_cache_size / segment_size).  0: writes are packed into "
+    "write_cache_size, as in adaptive caches." },
   { .name = "destage_delay", .type = RAIDSIM_PT_TIME,
     .offset = P (destage_delay), .def = "2ms", .min = 0,
     .max = 10 * RAIDSIM_NS_PER_S,
@@ -384,9 +393,7 @@ hdd_create (const void *params, uint64_t capacity)
     d->dirty_max = p->write_cache ? p->cache_size - p->segment_size : 0;
     if (d->dirty_max > p->write_cache_size)
       d->dirty_max = p->write_cache_size;
-    d->write_segs = d->dirty_max / p->segment_size;
-    if (d->write_segs == 0)
-      d->write_segs = 1;
+    d->write_segs = p->write_segments ? p->write_segments : UINT64_MAX;
     d->dirty_cap = d->dirty_max / 4096 + 64;
     d->dirty = calloc (d->dirty_cap, sizeof d->dirty[0]);
     if (d->segs == NULL || d->dirty == NULL)
@@ -709,11 +716,11 @@ segs_for (const struct hdd *d, uint64_t len)
 }
 
 /* Room for a write of len bytes at off (counted whole, even if it
- * overlaps cached data): bytes, and segments.  Cached write data lives
- * in segments as read data does, a range of them per run of contiguous
- * writes, so a drive with few write segments holds few separate
- * writes, however small: that, not the bytes, is what bounds random
- * writes.
+ * overlaps cached data): bytes, and, with write_segments, segments.
+ * There cached write data lives in segments as read data does, a range
+ * of them per run of contiguous writes, so a drive with few write
+ * segments holds few separate writes, however small: that, not the
+ * bytes, is what bounds random writes.
  */
 static bool
 dirty_room (const struct hdd *d, uint64_t off, uint64_t len)
@@ -725,6 +732,8 @@ dirty_room (const struct hdd *d, uint64_t off, uint64_t len)
   if (d->dirty_bytes + d->destaging + len > d->dirty_max ||
       d->ndirty >= d->dirty_cap)
     return false;
+  if (d->write_segs == UINT64_MAX)
+    return true;
   for (i = 0; i < d->ndirty; ++i)
     used += segs_for (d, d->dirty[i].len);
   /* The ranges it touches become one. */
