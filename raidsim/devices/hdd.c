@@ -62,9 +62,11 @@
  * once the mechanism has read the request, it goes on reading ahead
  * into the same segment until it is needed elsewhere or has read one
  * segment beyond the request (the segment keeps the latest
- * segment_size bytes).  A read that starts inside the segment being
- * read ahead continues the stream without a seek or a lost revolution:
- * that is what makes sequential reads run at the media rate.
+ * segment_size bytes); a read served from that segment moves the limit
+ * on, as the host frees room in the ring.  A read that starts inside
+ * the segment being read ahead continues the stream without a seek or
+ * a lost revolution: that is what makes sequential reads run at the
+ * media rate.
  *
  * Write cache.  With `write_cache` on, a write is acknowledged once it
  * is in the cache and written to the platters later ("destaged").  Only
