@@ -58,9 +58,14 @@ struct preset {
 /* CrystalDiskMark 3: after writing its test file, Seq (1 MiB), 512K and
  * 4K random at QD1, 4K random at QD32, each read then write, 5 s each,
  * over the test file.  Sizes in CrystalDiskMark are binary: its
- * "1000MB" file is 1000 MiB.
+ * "1000MB" file is 1000 MiB.  Its benchmark loop runs every test once
+ * unscored ("Preparing...") before the scored passes and reports the
+ * best scored pass; the passes are alike once the drives' caches have
+ * settled, so the unscored pass is run (hidden) and one scored pass
+ * stands for the best of them.
  */
 #define CDM(name, rw, bs, qd) \
+  { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0 }, \
   { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0 }
 static const struct row cdm3_rows[] = {
   { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0 },
@@ -73,6 +78,9 @@ static const struct row cdm3_rows[] = {
   CDM ("4k-qd32-read", RANDREAD, 4 * KiB, 32),
   CDM ("4k-qd32-write", RANDWRITE, 4 * KiB, 32),
 };
+#undef CDM
+#define CDM(name, rw, bs, qd) \
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0 }
 
 /* CrystalDiskMark 8's default set: every read test, then every write
  * test, 5 s each over a 1 GiB test file.

@@ -680,6 +680,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     m->dev = dc->ops->create (dc->params, dc->capacity);
     if (m->dev == NULL)
       goto err;
+    if (dc->ops->place)
+      dc->ops->place (m->dev, i);
     raidsim_event_init (&m->wake, dev_wake_fire);
     snprintf (name, sizeof name, "port%u", i);
     raidsim_link_init (&m->port, name, ac->ctl->port_bandwidth,

@@ -203,6 +203,48 @@ START_TEST (hdd_rotation_by_hand)
 }
 END_TEST
 
+/* The members of an array do not share a spindle phase: member m leads
+ * member 0 by frac (m x 0.618...) of a turn, so the same first read,
+ * which member 0 serves after a whole turn less the overhead (see
+ * above), member 1 serves 0.618 of a turn sooner.
+ */
+START_TEST (hdd_members_unsynchronised)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "cache_size", "0",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  void *params = model_params (ops, kv);
+  const double T = 10 * MS, X = 40960;
+  raidsim_ns done[2];
+  unsigned m;
+
+  for (m = 0; m < 2; ++m) {
+    void *dev = ops->create (params, UINT64_C (100000000000));
+    struct raidsim_io io;
+    raidsim_ns t;
+
+    ck_assert_ptr_nonnull (dev);
+    ck_assert_ptr_nonnull (ops->place);
+    ops->place (dev, m);
+    memset (&io, 0, sizeof io);
+    io.dir = RAIDSIM_READ;
+    io.len = 4096;
+    ops->submit (dev, &io, 0);
+    while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != &io)
+      ;
+    done[m] = t;
+    ops->destroy (dev);
+  }
+  ck_assert_msg (fabs (done[0] - (T + X)) <= 1, "member 0 at %lu",
+                 (unsigned long) done[0]);
+  ck_assert_msg (fabs (done[1] - ((1 - 0.6180339887) * T + X)) <= 2,
+                 "member 1 at %lu", (unsigned long) done[1]);
+  free (params);
+}
+END_TEST
+
 /* With the cache, read-ahead keeps up with a sequential stream: 128 KiB
  * reads at QD1 run at the media rate, not one block per revolution.
  */
@@ -223,9 +265,9 @@ START_TEST (hdd_readahead_streams)
 }
 END_TEST
 
-/* The write cache holds write_cache_size bytes.  A burst of writes that
- * fits is acknowledged at the pace of the firmware alone (overhead per
- * command, QD 1), whatever the mechanism does meanwhile.
+/* The write cache holds write_cache_size bytes.  A burst of writes that fits is acknowledged at
+ * the pace of the firmware alone (overhead per command, QD 1), whatever
+ * the mechanism does meanwhile.
  */
 START_TEST (hdd_write_burst_fits_cache)
 {
@@ -253,9 +295,10 @@ END_TEST
  * surface runs at the mechanism's pace.  With room for one write there
  * is no choice of order: each destage is a random write, and the rate is
  * 1 / (average seek + write settle + half a revolution + transfer).
- * With the usual room for a few hundred writes the drive destages
- * shortest positioning first and does better, but not by more than the
- * rotational wait and most of the seek it saves.
+ * With room for a few hundred writes the drive destages shortest
+ * positioning first and does better, but not by more than the
+ * rotational wait and most of the seek it saves.  With the same bytes
+ * in two write segments it holds two writes, and does between the two.
  */
 START_TEST (hdd_write_stream_destage_bound)
 {
@@ -266,7 +309,7 @@ START_TEST (hdd_write_stream_destage_bound)
   const double xfer = 4096 / ((125e6 + 65e6) / 2);
   const double expect = 1 / (8.5e-3 + 1e-3 + T / 2 + xfer);
   const char *a;
-  double one, many;
+  double one, few, many;
 
   a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
                     "cache_size = 16M\nsegment_size = 1M\n"
@@ -290,6 +333,19 @@ START_TEST (hdd_write_stream_destage_bound)
   ck_assert_msg (many > 1.2 * expect && many < 1 / (0.8e-3 + 1e-3 + xfer),
                  "random 4K writes, 2M of room: %.2f IOPS vs %.2f", many,
                  expect);
+
+  a = single_array (HDD_BASE "overhead = 50us\nwrite_settle = 1ms\n"
+                    "cache_size = 16M\nsegment_size = 1M\n"
+                    "write_cache_size = 2M\nwrite_segments = 2\n");
+  /* sim_test_file keeps eight paths: write the job again. */
+  j = sim_test_file ("j.fio", "[j]\nrw=randwrite\nbs=4k\n"
+                     "iodepth=1\nnumber_ios=6000\n");
+  sim_test_run (&r, a, j, 1);
+  few = iops (&r, 0, RAIDSIM_WRITE);
+  sim_test_done (&r);
+  ck_assert_msg (few > 0.97 * one && few < many,
+                 "random 4K writes, two segments: %.2f IOPS, between %.2f "
+                 "and %.2f", few, one, many);
 }
 END_TEST
 
@@ -525,6 +581,7 @@ devices_suite (void)
   tcase_add_test (tc, hdd_random_qd1_closed_form);
   tcase_add_test (tc, hdd_ncq_reorders);
   tcase_add_test (tc, hdd_rotation_by_hand);
+  tcase_add_test (tc, hdd_members_unsynchronised);
   tcase_add_test (tc, hdd_readahead_streams);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);

@@ -54,8 +54,9 @@
 
 /* Bump when struct raidsim_device_ops or the calling rules change.
  * 2: create takes the capacity; next () may be a decision time.
+ * 3: place (optional) says which member a device is.
  */
-#define RAIDSIM_DEVICE_OPS_VERSION 2
+#define RAIDSIM_DEVICE_OPS_VERSION 3
 
 struct raidsim_device_ops {
   int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */
@@ -80,6 +81,14 @@ struct raidsim_device_ops {
    */
   void *(*create) (const void *params, uint64_t capacity);
   void (*destroy) (void *dev);
+
+  /* Optional (NULL: the model ignores it).  Called once, before any
+   * I/O, with the device's member index in its array.  Members built
+   * from one file are identical, but real units are not in every
+   * respect: an hdd uses it for its spindle's phase, since the
+   * spindles of an array's disks are not synchronised.
+   */
+  void (*place) (void *dev, unsigned member);
 
   raidsim_ns (*submit) (void *dev, struct raidsim_io *io, raidsim_ns now);
   raidsim_ns (*next) (const void *dev);

@@ -40,10 +40,18 @@
  * Writes add `write_settle` after a seek.
  *
  * Rotation is not drawn at random: the angle under the head is
- * frac (t / T) at time t, so a request waits for its sector to come
- * round, and a request that continues where the last one ended at the
- * moment it ended waits nothing, while one that comes a little late
- * waits almost a whole turn, as on a real drive.
+ * frac ((t + phase) / T) at time t, so a request waits for its sector
+ * to come round, and a request that continues where the last one ended
+ * at the moment it ended waits nothing, while one that comes a little
+ * late waits almost a whole turn, as on a real drive.  The disks of an
+ * array do not synchronise their spindles, so the same sector of two
+ * members passes under their heads at different moments, and a request
+ * split over several members waits for the worst placed of them.  Each
+ * member's phase is frac (member x 0.618...) of a turn (the golden
+ * ratio spreads any number of members evenly round the circle): the
+ * mean of the largest of n waits is then close to n / (n + 1) of a
+ * turn, as for independent phases, and a run is the same on every
+ * machine.
  *
  * Command overhead.  Every command spends `overhead` in the drive's
  * firmware before it can be served (in parallel with the mechanism).
@@ -54,15 +62,28 @@
  * once the mechanism has read the request, it goes on reading ahead
  * into the same segment until it is needed elsewhere or has read one
  * segment beyond the request (the segment keeps the latest
- * segment_size bytes).  A read that starts inside the segment being
- * read ahead continues the stream without a seek or a lost revolution:
- * that is what makes sequential reads run at the media rate.
+ * segment_size bytes); a read served from that segment moves the limit
+ * on, as the host frees room in the ring.  A read that starts inside
+ * the segment being read ahead continues the stream without a seek or
+ * a lost revolution: that is what makes sequential reads run at the
+ * media rate.
  *
  * Write cache.  With `write_cache` on, a write is acknowledged once it
  * is in the cache and written to the platters later ("destaged").  Only
  * `write_cache_size` bytes of the cache hold writes (a few segments, as
  * drive firmware of the SATA II era allots them; never more than all
- * but one segment), and they leave that much less room for reads.  A
+ * but one segment), and they leave that much less room for reads.
+ * Drives of the SATA II era keep write data in segments as they keep
+ * read data (Seagate's product manuals: "the same buffer space and
+ * segmentation is used as set up for read functions"): a run of
+ * contiguous writes fills a segment, but a write that continues no
+ * cached range takes a segment of its own, however small it is.  With
+ * `write_segments` set, the cache holds at most that many separate
+ * writes: a few 4 KiB random writes fill it, and the drive chooses
+ * among those few when it destages, which is what keeps such drives to
+ * a few hundred random writes a second even over a span of a few
+ * cylinders.  Without it (adaptive caches) writes are packed and only
+ * the bytes count.  A
  * write is acknowledged at once only while that room lasts; a write
  * that finds none waits until a destage frees it, so a long write
  * stream is acknowledged at the pace the mechanism destages.  Destaging
@@ -75,10 +96,10 @@
  * to destage is the one of shortest positioning time among the
  * DESTAGE_WINDOW cached ranges nearest the head on each side, which is
  * where the shortest one nearly always is, at a bounded cost per
- * choice: sequential and small-span writes destage at close to the
- * media rate, random writes over the whole surface a little faster
- * than random QD1 writes, by as much as the choice among a few hundred
- * cached ranges shortens positioning.  A read wholly inside a cached
+ * choice: sequential writes destage at close to the media rate, random
+ * writes a little faster than random QD1 writes, by as much as the
+ * choice among the few cached ranges shortens positioning.  A read
+ * wholly inside a cached
  * write is a hit (the write drops any read segment it overlaps).
  *
  * Queueing.  With `ncq` on the drive holds up to `queue_depth` commands
@@ -120,6 +141,7 @@ struct hdd_params {
   uint64_t segment_size;
   bool write_cache;
   uint64_t write_cache_size;
+  uint64_t write_segments;
   uint64_t destage_delay;
   bool ncq;
   uint64_t queue_depth;
@@ -179,8 +201,17 @@ static const struct raidsim_param hdd_params[] = {
     .max = UINT64_C (1) << 30,
     .help = "Room for cached writes not yet on the platters: the few "
     "segments of the cache the firmware gives to write data (at most "
-    "all but one segment).  Writes are acknowledged at once while it has "
-    "room, and at the pace of destaging once it is full." },
+    "all but one segment).  Writes are acknowledged at once while there "
+    "is room, and at the pace of destaging once it is full." },
+  { .name = "write_segments", .type = RAIDSIM_PT_UINT,
+    .offset = P (write_segments), .def = "0", .min = 0, .max = 65536,
+    .unit = "segments",
+    .help = "Firmware that keeps write data in its read segments holds "
+    "each write that continues no cached range in a segment of its own, "
+    "however small: at most this many separate writes wait, and "
+    "destaging chooses among those few (drives of the SATA II era: "
+    "write_cache_size / segment_size).  0: writes are packed into "
+    "write_cache_size, as in adaptive caches." },
   { .name = "destage_delay", .type = RAIDSIM_PT_TIME,
     .offset = P (destage_delay), .def = "2ms", .min = 0,
     .max = 10 * RAIDSIM_NS_PER_S,
@@ -225,6 +256,7 @@ struct hdd {
   struct hdd_params p;
   uint64_t capacity;
   double T;                     /* ns per revolution */
+  double phase;                 /* ns: this spindle's lead over member 0 */
   double rho;                   /* inner radius / outer radius */
   double ncyl;                  /* cylinders */
   double sa, sb, sc;            /* seek curve, ns */
@@ -257,6 +289,7 @@ struct hdd {
   struct extent *dirty;         /* cached writes, sorted, disjoint */
   unsigned ndirty, dirty_cap;
   uint64_t dirty_bytes, dirty_max;
+  uint64_t write_segs;          /* segments cached writes may hold */
   uint64_t destaging;           /* bytes being written out now */
 };
 
@@ -362,6 +395,7 @@ hdd_create (const void *params, uint64_t capacity)
     d->dirty_max = p->write_cache ? p->cache_size - p->segment_size : 0;
     if (d->dirty_max > p->write_cache_size)
       d->dirty_max = p->write_cache_size;
+    d->write_segs = p->write_segments ? p->write_segments : UINT64_MAX;
     d->dirty_cap = d->dirty_max / 4096 + 64;
     d->dirty = calloc (d->dirty_cap, sizeof d->dirty[0]);
     if (d->segs == NULL || d->dirty == NULL)
@@ -373,6 +407,18 @@ hdd_create (const void *params, uint64_t capacity)
   raidsim_set_error ("hdd: out of memory");
   hdd_destroy (d);
   return NULL;
+}
+
+/* The spindle of member m leads member 0's by frac (m x golden ratio)
+ * of a turn (see the top of the file).
+ */
+static void
+hdd_place (void *dev, unsigned member)
+{
+  struct hdd *d = dev;
+  double f = member * 0.6180339887498949;
+
+  d->phase = (f - floor (f)) * d->T;
 }
 
 /* ---- geometry ---- */
@@ -441,7 +487,11 @@ position (const struct hdd *d, int64_t cyl, double t, double x, bool write)
   /* frac (x) - frac (arrive / T); x - floor (x) is exact and cheaper
    * than fmod.
    */
-  wait = (x - floor (x)) - (arrive / d->T - floor (arrive / d->T));
+  {
+    double turns = (arrive + d->phase) / d->T;
+
+    wait = (x - floor (x)) - (turns - floor (turns));
+  }
   if (wait < 0)
     wait += 1;
   wait *= d->T;
@@ -462,7 +512,7 @@ position (const struct hdd *d, int64_t cyl, double t, double x, bool write)
 static double
 ra_x (const struct hdd *d, double t)
 {
-  double x = d->ra_x0 + (t - d->ra_t0) / d->T;
+  double x = d->ra_x0 + (t > d->ra_t0 ? t - d->ra_t0 : 0) / d->T;
 
   return x < d->ra_xlim ? x : d->ra_xlim;
 }
@@ -473,7 +523,11 @@ seg_hi (const struct hdd *d, int s, double t)
   uint64_t hi = d->segs[s].hi;
 
   if (d->ra && s == d->ra_seg) {
-    uint64_t h = off_of_x (d, ra_x (d, t));
+    double x = ra_x (d, t);
+    /* At the limit, the limit itself: off_of_x rounds down, and a
+     * byte short would cost a read that ends there a whole turn.
+     */
+    uint64_t h = x >= d->ra_xlim ? d->ra_limit : off_of_x (d, x);
 
     if (h > d->ra_limit)
       h = d->ra_limit;
@@ -522,6 +576,33 @@ ra_stop (struct hdd *d, double t)
 
 static unsigned dirty_find (const struct hdd *d, uint64_t off);
 
+/* The host has read up to byte end of the segment being read ahead:
+ * the segment is a ring, so read-ahead may go on to one segment beyond
+ * that.  Without this a stream served from the cache would stop the
+ * read-ahead one segment past the last read that missed, and the next
+ * miss would wait for its sector to come round again.  If the
+ * read-ahead had already stopped, it starts again where it stopped,
+ * once that sector comes under the head.
+ */
+static void
+ra_extend (struct hdd *d, uint64_t end, double t)
+{
+  uint64_t limit = end + d->p.segment_size;
+  double x = ra_x (d, t);
+
+  if (limit > d->capacity)
+    limit = d->capacity;
+  if (limit <= d->ra_limit)
+    return;
+  if (x >= d->ra_xlim) {
+    seg_fill (d, d->ra_seg, d->ra_limit);
+    d->ra_t0 = position (d, cyl_of_x (d, x), t, x, false);
+    d->ra_x0 = x;
+  }
+  d->ra_limit = limit;
+  d->ra_xlim = x_of (d, limit);
+}
+
 static bool
 read_hit (struct hdd *d, const struct raidsim_io *io, double t)
 {
@@ -542,6 +623,8 @@ read_hit (struct hdd *d, const struct raidsim_io *io, double t)
     if (g->lo <= io->offset && io->offset + io->len <= seg_hi (d, s, t) &&
         io->len > 0) {
       g->used = ++d->stamp;
+      if (d->ra && (int) s == d->ra_seg)
+        ra_extend (d, io->offset + io->len, t);
       return true;
     }
   }
@@ -627,14 +710,44 @@ seg_take (struct hdd *d, uint64_t off)
   return pick;
 }
 
-/* Room for a write of len bytes (counted whole, even if it overlaps
- * cached data) and one more range.
+/* Segments a cached range of len bytes holds. */
+static uint64_t
+segs_for (const struct hdd *d, uint64_t len)
+{
+  return (len + d->p.segment_size - 1) / d->p.segment_size;
+}
+
+/* Room for a write of len bytes at off (counted whole, even if it
+ * overlaps cached data): bytes, and, with write_segments, segments.
+ * There cached write data lives in segments as read data does, a range
+ * of them per run of contiguous writes, so a drive with few write
+ * segments holds few separate writes, however small: that, not the
+ * bytes, is what bounds random writes.
  */
 static bool
-dirty_room (const struct hdd *d, uint64_t len)
+dirty_room (const struct hdd *d, uint64_t off, uint64_t len)
 {
-  return d->dirty_bytes + d->destaging + len <= d->dirty_max &&
-    d->ndirty < d->dirty_cap;
+  unsigned i, j;
+  uint64_t used = segs_for (d, d->destaging), lo = off, hi = off + len;
+  uint64_t old = 0;
+
+  if (d->dirty_bytes + d->destaging + len > d->dirty_max ||
+      d->ndirty >= d->dirty_cap)
+    return false;
+  if (d->write_segs == UINT64_MAX)
+    return true;
+  for (i = 0; i < d->ndirty; ++i)
+    used += segs_for (d, d->dirty[i].len);
+  /* The ranges it touches become one. */
+  for (j = i = dirty_find (d, off); j < d->ndirty && d->dirty[j].off <= hi;
+       ++j) {
+    if (d->dirty[j].off < lo)
+      lo = d->dirty[j].off;
+    if (d->dirty[j].off + d->dirty[j].len > hi)
+      hi = d->dirty[j].off + d->dirty[j].len;
+    old += segs_for (d, d->dirty[j].len);
+  }
+  return used - old + segs_for (d, hi - lo) <= d->write_segs;
 }
 
 /* The first cached range that ends at or after off. */
@@ -814,7 +927,7 @@ admit_waiting_writes (struct hdd *d, raidsim_ns t)
 {
   struct raidsim_io *io;
 
-  while ((io = d->wwait.head) != NULL && dirty_room (d, io->len)) {
+  while ((io = d->wwait.head) != NULL && dirty_room (d, io->offset, io->len)) {
     raidsim_ioq_pop (&d->wwait);
     dirty_add (d, io->offset, io->len);
     complete (d, io, t);
@@ -985,7 +1098,7 @@ arrive (struct hdd *d, struct raidsim_io *io, raidsim_ns t)
   }
   if (d->dirty_max && io->len <= d->dirty_max) {
     segs_drop_range (d, io->offset, io->len, t);
-    if (d->wwait.head == NULL && dirty_room (d, io->len)) {
+    if (d->wwait.head == NULL && dirty_room (d, io->offset, io->len)) {
       dirty_add (d, io->offset, io->len);
       complete (d, io, t);
     }
@@ -1068,6 +1181,7 @@ const struct raidsim_device_ops raidsim_device_hdd = {
   .check = hdd_check,
   .create = hdd_create,
   .destroy = hdd_destroy,
+  .place = hdd_place,
   .submit = hdd_submit,
   .next = hdd_next,
   .reap = hdd_reap,
