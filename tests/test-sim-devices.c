@@ -11,7 +11,8 @@
  *     firmware's pace, and a long random-write stream at the pace the
  *     mechanism destages: 1 / (average seek + write settle + half a
  *     revolution + transfer) when there is room for one write, better
- *     when destaging can choose its order;
+ *     when destaging can choose its order; with pre_read a miss also
+ *     caches what passed under the head while it waited for its sector;
  *   - flash: one read takes overhead + read_time + the channel and
  *     interface transfers; reads scale with queue depth as the
  *     channels x dies allow, up to saturation; a used drive writes
@@ -241,6 +242,73 @@ START_TEST (hdd_members_unsynchronised)
                  (unsigned long) done[0]);
   ck_assert_msg (fabs (done[1] - ((1 - 0.6180339887) * T + X)) <= 2,
                  "member 1 at %lu", (unsigned long) done[1]);
+  free (params);
+}
+END_TEST
+
+/* Pre-read, by hand.  At 6000 rpm and 100 MB/s a track holds 1,000,000
+ * bytes.  A read of byte 500,000, ready at O = 100 us (the head over
+ * byte 10,000), waits half a turn; with pre_read the sectors that pass
+ * meanwhile, bytes 10,000 to 500,000, stay in its segment, so a read of
+ * byte 200,000 right after is a hit (done O later) and one of byte
+ * 4,096, which passed before the head was there, is not.  Without
+ * pre_read the read of byte 200,000 waits for its sector to come round.
+ */
+static raidsim_ns
+hdd_read_by_hand (const struct raidsim_device_ops *ops, void *dev,
+                  struct raidsim_io *io, uint64_t off, raidsim_ns at)
+{
+  raidsim_ns t;
+
+  memset (io, 0, sizeof *io);
+  io->dir = RAIDSIM_READ;
+  io->len = 4096;
+  io->offset = off;
+  ck_assert_uint_eq (ops->submit (dev, io, at), RAIDSIM_NEVER);
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != io)
+    ;
+  return t;
+}
+
+START_TEST (hdd_pre_read_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const on[] = {
+    "rpm", "6000", "overhead", "100us", "pre_read", "true",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  static const char *const off[] = {
+    "rpm", "6000", "overhead", "100us", "pre_read", "false",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  const raidsim_ns T = 10 * MS, O = 100 * US, X = 40960;
+  struct raidsim_io io[3];
+  raidsim_ns t0, t1, t2;
+  void *params, *dev;
+
+  params = model_params (ops, on);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  t0 = hdd_read_by_hand (ops, dev, &io[0], 500000, 0);
+  ck_assert_msg (t0 + 1 >= T / 2 + X && t0 <= T / 2 + X + 1,
+                 "first read at %lu", (unsigned long) t0);
+  t1 = hdd_read_by_hand (ops, dev, &io[1], 200000, t0);
+  ck_assert_msg (t1 <= t0 + O + 1, "pre-read byte 200000: a hit at %lu, "
+                 "want %lu", (unsigned long) t1, (unsigned long) (t0 + O));
+  t2 = hdd_read_by_hand (ops, dev, &io[2], 4096, t1);
+  ck_assert_msg (t2 > t1 + T / 4, "byte 4096 passed before the head came: "
+                 "a miss, at %lu", (unsigned long) t2);
+  ops->destroy (dev);
+  free (params);
+
+  params = model_params (ops, off);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_ptr_nonnull (dev);
+  t0 = hdd_read_by_hand (ops, dev, &io[0], 500000, 0);
+  t1 = hdd_read_by_hand (ops, dev, &io[1], 200000, t0);
+  ck_assert_msg (t1 > t0 + T / 2, "no pre-read: byte 200000 a miss, at %lu",
+                 (unsigned long) t1);
+  ops->destroy (dev);
   free (params);
 }
 END_TEST
@@ -582,6 +650,7 @@ devices_suite (void)
   tcase_add_test (tc, hdd_ncq_reorders);
   tcase_add_test (tc, hdd_rotation_by_hand);
   tcase_add_test (tc, hdd_members_unsynchronised);
+  tcase_add_test (tc, hdd_pre_read_by_hand);
   tcase_add_test (tc, hdd_readahead_streams);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);

@@ -66,7 +66,13 @@
  * on, as the host frees room in the ring.  A read that starts inside
  * the segment being read ahead continues the stream without a seek or
  * a lost revolution: that is what makes sequential reads run at the
- * media rate.
+ * media rate.  With `pre_read` on, a read miss also keeps the sectors
+ * of its track that pass under the head while it waits for the first
+ * requested one (from where the head lands, or from the start of the
+ * track if it lands past the target): the segment then starts there.
+ * Firmware that documents "pre and post read sectors" (Western
+ * Digital's CacheFlow) does this; without it a miss caches from the
+ * requested sector on.
  *
  * Write cache.  With `write_cache` on, a write is acknowledged once it
  * is in the cache and written to the platters later ("destaged").  Only
@@ -139,6 +145,7 @@ struct hdd_params {
   uint64_t overhead;
   uint64_t cache_size;
   uint64_t segment_size;
+  bool pre_read;
   bool write_cache;
   uint64_t write_cache_size;
   uint64_t write_segments;
@@ -192,6 +199,12 @@ static const struct raidsim_param hdd_params[] = {
     .max = UINT64_C (1) << 30,
     .help = "Cache segment: what one read stream keeps, and how far the "
     "drive reads ahead beyond a request." },
+  { .name = "pre_read", .type = RAIDSIM_PT_BOOL, .offset = P (pre_read),
+    .def = "false",
+    .help = "A read miss also keeps the sectors of its track that pass "
+    "under the head while it waits for the requested one (\"pre and post "
+    "read sectors\", as Western Digital documents its CacheFlow); off: "
+    "a miss caches from the requested sector on." },
   { .name = "write_cache", .type = RAIDSIM_PT_BOOL, .offset = P (write_cache),
     .def = "true",
     .help = "Acknowledge writes once cached and write them to the "
@@ -249,6 +262,7 @@ struct plan {
   unsigned ext;                 /* OP_DESTAGE: index into dirty */
   int seg;                      /* OP_READ: segment it fills, or -1 */
   uint64_t from, to;            /* bytes the mechanism moves */
+  uint64_t pre;                 /* OP_READ: a new segment starts here */
   double start, end;            /* ns */
 };
 
@@ -473,17 +487,28 @@ seek_time (const struct hdd *d, int64_t from, int64_t to)
   return d->sa * sqrt ((double) (n - 1)) + d->sb * (n - 1) + d->sc;
 }
 
+/* When the mechanism, free at time t on cylinder cyl, is on the track
+ * of x: seek, and settle for a write.
+ */
+static double
+arrival (const struct hdd *d, int64_t cyl, double t, double x, bool write)
+{
+  int64_t to = cyl_of_x (d, x);
+  double arrive = t + seek_time (d, cyl, to);
+
+  if (write && to != cyl)
+    arrive += d->p.write_settle;
+  return arrive;
+}
+
 /* When the mechanism, free at time t on cylinder cyl, can start moving
  * data at x: seek, settle for a write, then wait for the sector.
  */
 static double
 position (const struct hdd *d, int64_t cyl, double t, double x, bool write)
 {
-  int64_t to = cyl_of_x (d, x);
-  double arrive = t + seek_time (d, cyl, to), wait;
+  double arrive = arrival (d, cyl, t, x, write), wait;
 
-  if (write && to != cyl)
-    arrive += d->p.write_settle;
   /* frac (x) - frac (arrive / T); x - floor (x) is exact and cheaper
    * than fmod.
    */
@@ -847,6 +872,7 @@ plan_read (struct hdd *d, struct raidsim_io *io, double t, struct plan *pl)
     if (g->lo <= io->offset && io->offset <= hi) {
       pl->seg = d->ra_seg;
       pl->from = hi;
+      pl->pre = hi;
       if (x < d->ra_xlim) {
         pl->start = t;
         pl->end = t + (x_of (d, end) - x) * d->T;
@@ -873,11 +899,30 @@ plan_read (struct hdd *d, struct raidsim_io *io, double t, struct plan *pl)
       break;
     }
   }
+  pl->pre = pl->from;
   {
     double x0 = x_of (d, pl->from);
 
-    pl->start = streaming (d, pl->from, t) ? t
-      : position (d, head_at (d, t, pl->from, x0), t, x0, false);
+    if (streaming (d, pl->from, t))
+      pl->start = t;
+    else {
+      int64_t cyl = head_at (d, t, pl->from, x0);
+
+      pl->start = position (d, cyl, t, x0, false);
+      /* Pre-read: what passes under the head on the target's track
+       * between landing and the target (see the top of the file).
+       */
+      if (d->p.pre_read && pl->seg < 0) {
+        double xp = x0 - (pl->start - arrival (d, cyl, t, x0, false)) / d->T;
+        uint64_t pre;
+
+        if (xp < floor (x0))
+          xp = floor (x0);
+        pre = off_of_x (d, xp);
+        if (pre < pl->from)
+          pl->pre = pre;
+      }
+    }
     pl->end = pl->start + (x_of (d, end) - x0) * d->T;
   }
 }
@@ -891,6 +936,7 @@ plan_write (struct hdd *d, enum op_kind kind, uint64_t off, uint64_t len,
   pl->kind = kind;
   pl->seg = -1;
   pl->from = off;
+  pl->pre = off;
   pl->to = off + len;
   pl->start = streaming (d, off, t) ? t
     : position (d, head_at (d, t, off, x0), t, x0, true);
@@ -979,7 +1025,7 @@ start_op (struct hdd *d, const struct plan *pl, raidsim_ns t)
   ra_stop (d, t);
   d->op = *pl;
   if (pl->kind == OP_READ && pl->seg < 0 && d->nseg)
-    d->op.seg = seg_take (d, pl->from);
+    d->op.seg = seg_take (d, pl->pre);
   if (pl->kind == OP_WRITE)
     segs_drop_range (d, pl->from, pl->to - pl->from, t);
   /* The piece being destaged leaves the cached ranges now, so that
