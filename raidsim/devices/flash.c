@@ -180,14 +180,16 @@ static const struct raidsim_param flash_params[] = {
 };
 #undef P
 
-/* A resource's reserved intervals from now on, sorted and disjoint. */
+/* A resource's reserved intervals, sorted and disjoint: b[lo] to
+ * b[hi - 1] are those not known to have ended.
+ */
 struct busy {
   raidsim_ns start, end;
 };
 
 struct timeline {
   struct busy *b;
-  unsigned n, cap;
+  unsigned lo, hi, cap;
 };
 
 struct flash {
@@ -355,52 +357,62 @@ max_ns (raidsim_ns a, raidsim_ns b)
  * that fits; now (the submission time) lets it forget the past.  The
  * array grows only while more transfers are pending than ever before,
  * so memory follows the queue depth.
+ *
+ * This is on every page of every command, so it avoids work whose
+ * amount varies from call to call (the branches that end such loops
+ * are mispredicted): what has ended is dropped by moving lo, not the
+ * entries, and the entries ending by ready, nearly all of them when
+ * the resource is busy, are skipped counting back from the end.
  */
 static raidsim_ns
 reserve (struct timeline *tl, raidsim_ns ready, raidsim_ns len,
          raidsim_ns now)
 {
-  unsigned i = 0, k;
+  struct busy *b = tl->b;
+  unsigned lo = tl->lo, hi = tl->hi, i, k;
   raidsim_ns t = ready;
 
   if (len == 0)
     return ready;
-  /* Forget what has ended; the array is a few entries long, so a plain
-   * loop beats a call to memmove.
-   */
-  while (i < tl->n && tl->b[i].end <= now)
-    i++;
-  if (i) {
-    for (k = i; k < tl->n; ++k)
-      tl->b[k - i] = tl->b[k];
-    tl->n -= i;
+  while (lo < hi && b[lo].end <= now)
+    lo++;
+  if (lo == hi)
+    lo = hi = 0;
+  /* Ends are in order: the first entry ending after ready... */
+  for (i = hi; i > lo && b[i - 1].end > t; --i)
+    ;
+  /* ...and from there, the first gap long enough. */
+  for (; i < hi; ++i) {
+    if (t + len <= b[i].start)
+      break;
+    t = b[i].end;
   }
-  /* Most often the resource is free from ready on: append. */
-  if (tl->n && t < tl->b[tl->n - 1].end)
-    for (i = 0; i < tl->n; ++i) {
-      if (tl->b[i].end <= t)
-        continue;
-      if (t + len <= tl->b[i].start)
-        break;
-      t = tl->b[i].end;
+  if (hi == tl->cap) {
+    if (lo > 0 && hi - lo <= tl->cap / 2) {
+      /* Half of the array or more has ended: move the rest down. */
+      for (k = lo; k < hi; ++k)
+        b[k - lo] = b[k];
+      i -= lo;
+      hi -= lo;
+      lo = 0;
     }
-  else
-    i = tl->n;
-  if (tl->n == tl->cap) {
-    unsigned cap = tl->cap ? 2 * tl->cap : 8;
-    struct busy *b = realloc (tl->b, cap * sizeof *b);
+    else {
+      unsigned cap = tl->cap ? 2 * tl->cap : 8;
 
-    if (b == NULL) {
-      fprintf (stderr, "raidsim: out of memory in the flash model\n");
-      abort ();
+      b = realloc (tl->b, cap * sizeof *b);
+      if (b == NULL) {
+        fprintf (stderr, "raidsim: out of memory in the flash model\n");
+        abort ();
+      }
+      tl->b = b;
+      tl->cap = cap;
     }
-    tl->b = b;
-    tl->cap = cap;
   }
-  for (k = tl->n; k > i; --k)
-    tl->b[k] = tl->b[k - 1];
-  tl->b[i] = (struct busy) { t, t + len };
-  tl->n++;
+  for (k = hi; k > i; --k)
+    b[k] = b[k - 1];
+  b[i] = (struct busy) { t, t + len };
+  tl->lo = lo;
+  tl->hi = hi + 1;
   return t;
 }
 
