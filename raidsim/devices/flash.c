@@ -180,8 +180,8 @@ static const struct raidsim_param flash_params[] = {
 };
 #undef P
 
-/* A resource's reserved intervals, sorted and disjoint: b[lo] to
- * b[hi - 1] are those not known to have ended.
+/* A resource's reserved intervals, sorted and disjoint (and some that
+ * have ended, see reserve).
  */
 struct busy {
   raidsim_ns start, end;
@@ -189,7 +189,7 @@ struct busy {
 
 struct timeline {
   struct busy *b;
-  unsigned lo, hi, cap;
+  unsigned n, cap;
 };
 
 struct flash {
@@ -354,49 +354,45 @@ max_ns (raidsim_ns a, raidsim_ns b)
 }
 
 /* Reserve len ns of tl, starting no earlier than ready, in the first gap
- * that fits; now (the submission time) lets it forget the past.  The
- * array grows only while more transfers are pending than ever before,
- * so memory follows the queue depth.
+ * that fits.  Callers never ask for a start before now, the submission
+ * time.
  *
- * This is on every page of every command, so it avoids work whose
- * amount varies from call to call (the branches that end such loops
- * are mispredicted): what has ended is dropped by moving lo, not the
- * entries, and the entries ending by ready, nearly all of them when
- * the resource is busy, are skipped counting back from the end.
+ * This is on every page of every command, so it avoids loops whose
+ * length varies from call to call (the branches that end them are
+ * mispredicted).  The intervals ending by ready, nearly all of them
+ * when the resource is busy, are skipped counting back from the end.
+ * Those that have ended by now end by ready too, so they can stay
+ * until the array is full: only then are they dropped, and the array
+ * grows only if more than half of it is still to end.  Memory follows
+ * the queue depth.
  */
 static raidsim_ns
 reserve (struct timeline *tl, raidsim_ns ready, raidsim_ns len,
          raidsim_ns now)
 {
   struct busy *b = tl->b;
-  unsigned lo = tl->lo, hi = tl->hi, i, k;
+  unsigned n = tl->n, i, k;
   raidsim_ns t = ready;
 
   if (len == 0)
     return ready;
-  while (lo < hi && b[lo].end <= now)
-    lo++;
-  if (lo == hi)
-    lo = hi = 0;
-  /* Ends are in order: the first entry ending after ready... */
-  for (i = hi; i > lo && b[i - 1].end > t; --i)
+  /* Ends are in order: the first interval ending after ready... */
+  for (i = n; i > 0 && b[i - 1].end > t; --i)
     ;
   /* ...and from there, the first gap long enough. */
-  for (; i < hi; ++i) {
+  for (; i < n; ++i) {
     if (t + len <= b[i].start)
       break;
     t = b[i].end;
   }
-  if (hi == tl->cap) {
-    if (lo > 0 && hi - lo <= tl->cap / 2) {
-      /* Half of the array or more has ended: move the rest down. */
-      for (k = lo; k < hi; ++k)
-        b[k - lo] = b[k];
-      i -= lo;
-      hi -= lo;
-      lo = 0;
-    }
-    else {
+  if (n == tl->cap) {
+    for (k = 0; k < n && b[k].end <= now; ++k)
+      ;
+    for (unsigned j = k; j < n; ++j)
+      b[j - k] = b[j];
+    n -= k;
+    i -= k;
+    if (n > tl->cap / 2 || tl->cap == 0) {
       unsigned cap = tl->cap ? 2 * tl->cap : 8;
 
       b = realloc (tl->b, cap * sizeof *b);
@@ -408,11 +404,10 @@ reserve (struct timeline *tl, raidsim_ns ready, raidsim_ns len,
       tl->cap = cap;
     }
   }
-  for (k = hi; k > i; --k)
+  for (k = n; k > i; --k)
     b[k] = b[k - 1];
   b[i] = (struct busy) { t, t + len };
-  tl->lo = lo;
-  tl->hi = hi + 1;
+  tl->n = n + 1;
   return t;
 }
 
