@@ -67,11 +67,17 @@ struct transit {
 
 /* A member: its device, its transit queues, and one wake-up for the
  * earliest of the device's next () and the queues' heads.
+ *
+ * A device's next () changes only when it is given a command or reaps
+ * one, so it is asked then and remembered: a wake-up for data arriving
+ * on the links neither asks again nor calls a reap that could only
+ * return NULL (device.h: nothing is due before next ()).
  */
 struct member {
   struct raidsim_sim *sim;
   const struct raidsim_device_ops *ops;
   void *dev;
+  raidsim_ns dev_next;          /* ops->next (dev), kept up to date */
   struct raidsim_event wake;
   bool in_wake;
   struct transit transit[RAIDSIM_NDIRS];
@@ -193,7 +199,7 @@ member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
 static raidsim_ns
 member_next (const struct member *m)
 {
-  raidsim_ns t = m->ops->next (m->dev);
+  raidsim_ns t = m->dev_next;
   unsigned d;
 
   for (d = 0; d < RAIDSIM_NDIRS; ++d)
@@ -216,6 +222,7 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     m->res.bytes[c->io.dir] += c->io.len;
   }
   m->ops->submit (m->dev, &c->io, now);
+  m->dev_next = m->ops->next (m->dev);
   if (!m->in_wake)
     rewake (s, &m->wake, member_next (m), now);
 }
@@ -401,10 +408,13 @@ dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 
     while ((c = transit_pop (&m->transit[RAIDSIM_WRITE], now)) != NULL)
       dev_submit (s, c, now);
-    while ((io = m->ops->reap (m->dev, now)) != NULL) {
-      member_account (s, m, now);
-      m->queue--;
-      dev_done (s, container_of (io, struct cmd, io), now);
+    if (m->dev_next <= now) {
+      while ((io = m->ops->reap (m->dev, now)) != NULL) {
+        member_account (s, m, now);
+        m->queue--;
+        dev_done (s, container_of (io, struct cmd, io), now);
+      }
+      m->dev_next = m->ops->next (m->dev);
     }
     while ((c = transit_pop (&m->transit[RAIDSIM_READ], now)) != NULL)
       member_finished (s, c, now);
@@ -680,6 +690,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     m->dev = dc->ops->create (dc->params, dc->capacity);
     if (m->dev == NULL)
       goto err;
+    m->dev_next = dc->ops->next (m->dev);
     raidsim_event_init (&m->wake, dev_wake_fire);
     snprintf (name, sizeof name, "port%u", i);
     raidsim_link_init (&m->port, name, ac->ctl->port_bandwidth,
