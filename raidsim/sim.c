@@ -82,6 +82,9 @@ struct member {
   bool in_wake;
   struct transit transit[RAIDSIM_NDIRS];
   struct raidsim_link port;
+  /* The links between the member and the host that have a rate. */
+  struct raidsim_link *path[2];
+  unsigned npath;
   unsigned queue;               /* commands at the device */
   raidsim_ns last_change;
   struct raidsim_member_result res;
@@ -227,27 +230,15 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     rewake (s, &m->wake, member_next (m), now);
 }
 
-static unsigned
-path_of (struct raidsim_sim *s, unsigned member, struct raidsim_link **path)
-{
-  unsigned n = 0;
-
-  if (s->m[member].port.rate)
-    path[n++] = &s->m[member].port;
-  if (s->uplink.rate)
-    path[n++] = &s->uplink;
-  return n;
-}
-
 /* c's data starts across the links of its member's path now. */
 static void
-transit_push (struct raidsim_sim *s, struct cmd *c, unsigned n,
-              struct raidsim_link **path, raidsim_ns now)
+transit_push (struct raidsim_sim *s, struct member *m, struct cmd *c,
+              raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
   struct transit *q = &m->transit[c->io.dir];
 
-  c->moved = raidsim_links_transfer (path, n, c->io.dir, c->io.len, now);
+  c->moved = raidsim_links_transfer (m->path, m->npath, c->io.dir,
+                                     c->io.len, now);
   c->transit_next = NULL;
   if (q->tail)
     q->tail->transit_next = c;
@@ -263,11 +254,10 @@ transit_push (struct raidsim_sim *s, struct cmd *c, unsigned n,
 static void
 cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct raidsim_link *path[2];
-  unsigned n = path_of (s, c->io.member, path);
+  struct member *m = &s->m[c->io.member];
 
-  if (c->io.dir == RAIDSIM_WRITE && n > 0)
-    transit_push (s, c, n, path, now);
+  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0)
+    transit_push (s, m, c, now);
   else
     dev_submit (s, c, now);
 }
@@ -283,11 +273,10 @@ member_finished (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 static void
 dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct raidsim_link *path[2];
-  unsigned n = path_of (s, c->io.member, path);
+  struct member *m = &s->m[c->io.member];
 
-  if (c->io.dir == RAIDSIM_READ && n > 0)
-    transit_push (s, c, n, path, now);
+  if (c->io.dir == RAIDSIM_READ && m->npath > 0)
+    transit_push (s, m, c, now);
   else
     member_finished (s, c, now);
 }
@@ -698,6 +687,14 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   }
   raidsim_link_init (&s->uplink, "uplink", ac->ctl->uplink_bandwidth,
                      ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
+  for (i = 0; i < s->nmembers; ++i) {
+    struct member *m = &s->m[i];
+
+    if (m->port.rate)
+      m->path[m->npath++] = &m->port;
+    if (s->uplink.rate)
+      m->path[m->npath++] = &s->uplink;
+  }
   s->ctl_ops = ac->ctl->ops;
   s->ctl = s->ctl_ops->create (ac->ctl->params, s->nmembers);
   if (s->ctl == NULL)
