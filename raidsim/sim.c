@@ -158,7 +158,7 @@ rewake (struct raidsim_sim *s, struct raidsim_event *wake, raidsim_ns next,
     schedule (s, wake, next);
 }
 
-static void ctl_drain (struct raidsim_sim *s, raidsim_ns now);
+static void ctl_drain (struct raidsim_sim *s, raidsim_ns next, raidsim_ns now);
 
 /* The controller has new input.  What it can hand out at once is
  * handed out at once, rather than through an event at the same
@@ -174,7 +174,7 @@ ctl_kick (struct raidsim_sim *s, raidsim_ns now)
     return;
   next = s->ctl_ops->next (s->ctl);
   if (next <= now)
-    ctl_drain (s, now);
+    ctl_drain (s, next, now);
   else
     rewake (s, &s->ctl_wake, next, now);
 }
@@ -335,33 +335,47 @@ cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
 /* ---- events ---- */
 
-/* Hand out everything the controller has due by now. */
+/* Hand out everything the controller has due by now; next is its
+ * next () as of the call.  next () is asked after each io handed out,
+ * which may have given the controller new input, and reap is called
+ * only while it is due: the reap that would end the loop by returning
+ * NULL is not made when next () already says that nothing is due
+ * (device.h, whose rules controllers follow).
+ */
 static void
-ctl_drain (struct raidsim_sim *s, raidsim_ns now)
+ctl_drain (struct raidsim_sim *s, raidsim_ns next, raidsim_ns now)
 {
   enum raidsim_ctl_out what;
   struct raidsim_io *io;
 
   s->ctl_in_wake = true;
-  while ((io = s->ctl_ops->reap (s->ctl, now, &what)) != NULL) {
-    struct cmd *c = container_of (io, struct cmd, io);
+  while (next <= now) {
+    struct cmd *c;
 
-    if (what == RAIDSIM_CTL_ISSUE)
-      cmd_issued (s, c, now);
-    else if (what == RAIDSIM_CTL_ACK)
-      cmd_acked (s, c, now);
-    else
-      cmd_complete (s, c, now);
+    io = s->ctl_ops->reap (s->ctl, now, &what);
+    if (io != NULL) {
+      c = container_of (io, struct cmd, io);
+      if (what == RAIDSIM_CTL_ISSUE)
+        cmd_issued (s, c, now);
+      else if (what == RAIDSIM_CTL_ACK)
+        cmd_acked (s, c, now);
+      else
+        cmd_complete (s, c, now);
+    }
+    next = s->ctl_ops->next (s->ctl);
+    if (io == NULL)
+      break;
   }
   s->ctl_in_wake = false;
-  rewake (s, &s->ctl_wake, s->ctl_ops->next (s->ctl), now);
+  rewake (s, &s->ctl_wake, next, now);
 }
 
 static void
 ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 {
-  ctl_drain (container_of (ev, struct raidsim_sim, ctl_wake),
-             raidsim_engine_now (e));
+  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, ctl_wake);
+
+  ctl_drain (s, s->ctl_ops->next (s->ctl), raidsim_engine_now (e));
 }
 
 /* The head of a transit queue, if its data has arrived by now. */
