@@ -3,7 +3,8 @@
  * so that it can be moved or cancelled without leaving stale entries
  * behind.  Two layouts, chosen by capacity when the engine is made:
  *
- * - Up to FLAT_MAX events (the simulator's case: one wake-up per model),
+ * - Up to FLAT_MAX events (the simulator's case for arrays of up to six
+ *   members: one wake-up per model and the window),
  *   an unordered array.  Scheduling, moving and cancelling write one
  *   entry; firing finds the earliest by a scan whose comparisons compile
  *   to conditional moves.  A heap of a handful of entries spends its
@@ -25,10 +26,13 @@
 
 #include "raidsim/engine.h"
 
-/* The largest capacity kept as a flat array: a scan of 16 entries still
- * costs less than a heap's mispredicted branches at that size.
+/* The largest capacity kept as a flat array.  In the hold model
+ * (callgrind, with its branch simulation) a scan of 8 entries costs 40
+ * instructions more per event than the heap, and the heap 1.3
+ * mispredicted branches more; by 12 to 16 entries the two are even,
+ * and beyond, the scan grows faster.
  */
-#define FLAT_MAX 16
+#define FLAT_MAX 8
 
 struct entry {
   raidsim_ns time;
