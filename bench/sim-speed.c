@@ -1,6 +1,6 @@
 /* raidsim's speed benchmark: how many simulated I/Os per second of wall
  * time one core gets through, the peak memory of a run, and how the
- * engine's event heap compares with DiskSim's event list.  Not a test:
+ * engine's event queue compares with DiskSim's event list.  Not a test:
  * it prints figures and ratios, and bench/sim-speed.sh runs it and
  * records them (docs/performance.md).
  *
@@ -8,8 +8,10 @@
  *                               I/Os; prints I/Os per second of wall and
  *                               CPU time and the peak resident memory
  *   sim-speed queue [OPS]       the hold model (pop the earliest event,
- *                               schedule one later) on our binary heap
- *                               and on a sorted doubly-linked list with
+ *                               schedule one later) on our engine (a
+ *                               flat array up to 8 pending events, a
+ *                               binary heap beyond) and on a sorted
+ *                               doubly-linked list with
  *                               linear insertion from the head, as
  *                               DiskSim 4.0's addtointq keeps its intq,
  *                               at several numbers of pending events
@@ -217,8 +219,8 @@ queue (uint64_t ops)
   static const size_t sizes[] = { 8, 16, 128, 1024, 8192 };
   size_t k;
 
-  printf ("%8s %14s %14s %8s\n", "pending", "heap ns/event",
-          "list ns/event", "list/heap");
+  printf ("%8s %16s %14s %11s\n", "pending", "engine ns/event",
+          "list ns/event", "list/engine");
   for (k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
     size_t n = sizes[k];
     /* Fewer operations for the slow list at large sizes. */
@@ -226,7 +228,7 @@ queue (uint64_t ops)
     double th = hold_engine (n, ops) / ops * 1e9;
     double tl = hold_list (n, lops) / lops * 1e9;
 
-    printf ("%8zu %14.1f %14.1f %8.1f\n", n, th, tl, tl / th);
+    printf ("%8zu %16.1f %14.1f %11.1f\n", n, th, tl, tl / th);
   }
   return 0;
 }

@@ -2,7 +2,7 @@
 # raidsim's simulator benchmarks (figures, not a test): simulated I/Os
 # per second of wall time on one core, peak memory at 10^6 and 10^8
 # I/Os, the wall time of a four-corners sweep of three arrays, and our
-# event heap against a DiskSim-style linear event list.  The results go
+# event queue against a DiskSim-style linear event list.  The results go
 # in docs/performance.md, section "Simulator".
 #
 # Run (after meson compile -C build):
@@ -82,7 +82,7 @@ for jobs in 1 "$(nproc)"; do
 done
 echo
 
-# 4. The event queue: our heap against DiskSim's sorted list with
+# 4. The event queue: our engine against DiskSim's sorted list with
 # linear insertion, in the hold model, at several queue sizes.
 echo "## event queue (hold model): ns per event"
 "$speed" queue

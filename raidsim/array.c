@@ -136,6 +136,12 @@ choose_copy (struct raidsim_array *a, const struct raid_piece *p)
 {
   unsigned k, best = 0;
 
+  /* RAID 0 and single copies: nothing to choose.  (Round-robin's counter
+   * then stays put, which no one can see: every piece of the array has
+   * the same number of copies.)
+   */
+  if (p->ncopies == 1)
+    return 0;
   switch (a->policy) {
   case RAIDSIM_POLICY_FIRST:
     return 0;

@@ -67,15 +67,24 @@ struct transit {
 
 /* A member: its device, its transit queues, and one wake-up for the
  * earliest of the device's next () and the queues' heads.
+ *
+ * A device's next () changes only when it is given a command or reaps
+ * one, so it is asked then and remembered: a wake-up for data arriving
+ * on the links neither asks again nor calls a reap that could only
+ * return NULL (device.h: nothing is due before next ()).
  */
 struct member {
   struct raidsim_sim *sim;
   const struct raidsim_device_ops *ops;
   void *dev;
+  raidsim_ns dev_next;          /* ops->next (dev), kept up to date */
   struct raidsim_event wake;
   bool in_wake;
   struct transit transit[RAIDSIM_NDIRS];
   struct raidsim_link port;
+  /* The links between the member and the host that have a rate. */
+  struct raidsim_link *path[2];
+  unsigned npath;
   unsigned queue;               /* commands at the device */
   raidsim_ns last_change;
   struct raidsim_member_result res;
@@ -149,7 +158,7 @@ rewake (struct raidsim_sim *s, struct raidsim_event *wake, raidsim_ns next,
     schedule (s, wake, next);
 }
 
-static void ctl_drain (struct raidsim_sim *s, raidsim_ns now);
+static void ctl_drain (struct raidsim_sim *s, raidsim_ns next, raidsim_ns now);
 
 /* The controller has new input.  What it can hand out at once is
  * handed out at once, rather than through an event at the same
@@ -165,7 +174,7 @@ ctl_kick (struct raidsim_sim *s, raidsim_ns now)
     return;
   next = s->ctl_ops->next (s->ctl);
   if (next <= now)
-    ctl_drain (s, now);
+    ctl_drain (s, next, now);
   else
     rewake (s, &s->ctl_wake, next, now);
 }
@@ -193,7 +202,7 @@ member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
 static raidsim_ns
 member_next (const struct member *m)
 {
-  raidsim_ns t = m->ops->next (m->dev);
+  raidsim_ns t = m->dev_next;
   unsigned d;
 
   for (d = 0; d < RAIDSIM_NDIRS; ++d)
@@ -216,31 +225,20 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     m->res.bytes[c->io.dir] += c->io.len;
   }
   m->ops->submit (m->dev, &c->io, now);
+  m->dev_next = m->ops->next (m->dev);
   if (!m->in_wake)
     rewake (s, &m->wake, member_next (m), now);
 }
 
-static unsigned
-path_of (struct raidsim_sim *s, unsigned member, struct raidsim_link **path)
-{
-  unsigned n = 0;
-
-  if (s->m[member].port.rate)
-    path[n++] = &s->m[member].port;
-  if (s->uplink.rate)
-    path[n++] = &s->uplink;
-  return n;
-}
-
 /* c's data starts across the links of its member's path now. */
 static void
-transit_push (struct raidsim_sim *s, struct cmd *c, unsigned n,
-              struct raidsim_link **path, raidsim_ns now)
+transit_push (struct raidsim_sim *s, struct member *m, struct cmd *c,
+              raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
   struct transit *q = &m->transit[c->io.dir];
 
-  c->moved = raidsim_links_transfer (path, n, c->io.dir, c->io.len, now);
+  c->moved = raidsim_links_transfer (m->path, m->npath, c->io.dir,
+                                     c->io.len, now);
   c->transit_next = NULL;
   if (q->tail)
     q->tail->transit_next = c;
@@ -256,11 +254,10 @@ transit_push (struct raidsim_sim *s, struct cmd *c, unsigned n,
 static void
 cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct raidsim_link *path[2];
-  unsigned n = path_of (s, c->io.member, path);
+  struct member *m = &s->m[c->io.member];
 
-  if (c->io.dir == RAIDSIM_WRITE && n > 0)
-    transit_push (s, c, n, path, now);
+  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0)
+    transit_push (s, m, c, now);
   else
     dev_submit (s, c, now);
 }
@@ -276,11 +273,10 @@ member_finished (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 static void
 dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct raidsim_link *path[2];
-  unsigned n = path_of (s, c->io.member, path);
+  struct member *m = &s->m[c->io.member];
 
-  if (c->io.dir == RAIDSIM_READ && n > 0)
-    transit_push (s, c, n, path, now);
+  if (c->io.dir == RAIDSIM_READ && m->npath > 0)
+    transit_push (s, m, c, now);
   else
     member_finished (s, c, now);
 }
@@ -339,33 +335,47 @@ cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
 /* ---- events ---- */
 
-/* Hand out everything the controller has due by now. */
+/* Hand out everything the controller has due by now; next is its
+ * next () as of the call.  next () is asked after each io handed out,
+ * which may have given the controller new input, and reap is called
+ * only while it is due: the reap that would end the loop by returning
+ * NULL is not made when next () already says that nothing is due
+ * (device.h, whose rules controllers follow).
+ */
 static void
-ctl_drain (struct raidsim_sim *s, raidsim_ns now)
+ctl_drain (struct raidsim_sim *s, raidsim_ns next, raidsim_ns now)
 {
   enum raidsim_ctl_out what;
   struct raidsim_io *io;
 
   s->ctl_in_wake = true;
-  while ((io = s->ctl_ops->reap (s->ctl, now, &what)) != NULL) {
-    struct cmd *c = container_of (io, struct cmd, io);
+  while (next <= now) {
+    struct cmd *c;
 
-    if (what == RAIDSIM_CTL_ISSUE)
-      cmd_issued (s, c, now);
-    else if (what == RAIDSIM_CTL_ACK)
-      cmd_acked (s, c, now);
-    else
-      cmd_complete (s, c, now);
+    io = s->ctl_ops->reap (s->ctl, now, &what);
+    if (io != NULL) {
+      c = container_of (io, struct cmd, io);
+      if (what == RAIDSIM_CTL_ISSUE)
+        cmd_issued (s, c, now);
+      else if (what == RAIDSIM_CTL_ACK)
+        cmd_acked (s, c, now);
+      else
+        cmd_complete (s, c, now);
+    }
+    next = s->ctl_ops->next (s->ctl);
+    if (io == NULL)
+      break;
   }
   s->ctl_in_wake = false;
-  rewake (s, &s->ctl_wake, s->ctl_ops->next (s->ctl), now);
+  rewake (s, &s->ctl_wake, next, now);
 }
 
 static void
 ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 {
-  ctl_drain (container_of (ev, struct raidsim_sim, ctl_wake),
-             raidsim_engine_now (e));
+  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, ctl_wake);
+
+  ctl_drain (s, s->ctl_ops->next (s->ctl), raidsim_engine_now (e));
 }
 
 /* The head of a transit queue, if its data has arrived by now. */
@@ -401,10 +411,13 @@ dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 
     while ((c = transit_pop (&m->transit[RAIDSIM_WRITE], now)) != NULL)
       dev_submit (s, c, now);
-    while ((io = m->ops->reap (m->dev, now)) != NULL) {
-      member_account (s, m, now);
-      m->queue--;
-      dev_done (s, container_of (io, struct cmd, io), now);
+    if (m->dev_next <= now) {
+      while ((io = m->ops->reap (m->dev, now)) != NULL) {
+        member_account (s, m, now);
+        m->queue--;
+        dev_done (s, container_of (io, struct cmd, io), now);
+      }
+      m->dev_next = m->ops->next (m->dev);
     }
     while ((c = transit_pop (&m->transit[RAIDSIM_READ], now)) != NULL)
       member_finished (s, c, now);
@@ -682,6 +695,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
       goto err;
     if (dc->ops->place)
       dc->ops->place (m->dev, i);
+    m->dev_next = dc->ops->next (m->dev);
     raidsim_event_init (&m->wake, dev_wake_fire);
     snprintf (name, sizeof name, "port%u", i);
     raidsim_link_init (&m->port, name, ac->ctl->port_bandwidth,
@@ -689,6 +703,14 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   }
   raidsim_link_init (&s->uplink, "uplink", ac->ctl->uplink_bandwidth,
                      ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
+  for (i = 0; i < s->nmembers; ++i) {
+    struct member *m = &s->m[i];
+
+    if (m->port.rate)
+      m->path[m->npath++] = &m->port;
+    if (s->uplink.rate)
+      m->path[m->npath++] = &s->uplink;
+  }
   s->ctl_ops = ac->ctl->ops;
   s->ctl = s->ctl_ops->create (ac->ctl->params, s->nmembers);
   if (s->ctl == NULL)

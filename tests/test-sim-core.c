@@ -153,6 +153,95 @@ START_TEST (engine_random_against_sort)
 }
 END_TEST
 
+/* Events that, as they fire, reschedule themselves, move or cancel
+ * others and check what is pending: the same script, driven by the same
+ * seed, on an engine small enough to keep a flat array and on one large
+ * enough to keep a heap.  If the two ever fired in a different order,
+ * the random draws would part ways and so would the records.
+ */
+/* 8: engine.c's FLAT_MAX, the largest engine kept as a flat array. */
+enum { SCRIPT_EVENTS = 8, SCRIPT_FIRES = 20000 };
+
+static struct tev script_ev[SCRIPT_EVENTS];
+static struct raidsim_rng script_rng;
+static unsigned script_fires;
+
+static void
+script_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  raidsim_ns now = raidsim_engine_now (e);
+  unsigned j;
+
+  record (e, ev);
+  if (++script_fires >= SCRIPT_FIRES)
+    return;
+  /* Not pending while it fires, even though its entry is still kept. */
+  ck_assert (!raidsim_event_scheduled (ev));
+  switch (raidsim_rng_below (&script_rng, 4)) {
+  case 0:                       /* do nothing: the entry goes */
+    break;
+  case 1:                       /* move or add another, maybe at now */
+    j = raidsim_rng_below (&script_rng, SCRIPT_EVENTS);
+    ck_assert_int_eq (raidsim_engine_schedule (e, &script_ev[j].ev,
+                      now + raidsim_rng_below (&script_rng, 3)), 0);
+    /* fall through */
+  default:                      /* again, ties likely */
+    ck_assert_int_eq (raidsim_engine_schedule (e, ev, now +
+                      raidsim_rng_below (&script_rng, 4)), 0);
+    break;
+  }
+  if (raidsim_rng_below (&script_rng, 5) == 0) {
+    j = raidsim_rng_below (&script_rng, SCRIPT_EVENTS);
+    raidsim_engine_cancel (e, &script_ev[j].ev);
+    ck_assert (!raidsim_event_scheduled (&script_ev[j].ev));
+  }
+  /* Keep the run going while fires are left. */
+  if (raidsim_engine_pending (e) == 0)
+    raidsim_engine_schedule (e, ev, now + 1);
+}
+
+static unsigned
+script_run (size_t capacity, int *ids, raidsim_ns *at)
+{
+  struct raidsim_engine *e = raidsim_engine_new (capacity);
+  unsigned i;
+
+  nfired = 0;
+  script_fires = 0;
+  raidsim_rng_seed (&script_rng, 7);
+  for (i = 0; i < SCRIPT_EVENTS; ++i) {
+    raidsim_event_init (&script_ev[i].ev, script_fire);
+    script_ev[i].id = i;
+    raidsim_engine_schedule (e, &script_ev[i].ev,
+                             raidsim_rng_below (&script_rng, 5));
+  }
+  /* record () keeps 4096 fires: keep the last 4096, count them all. */
+  while (raidsim_engine_step (e))
+    if (nfired == 4096)
+      nfired = 0;
+  /* Those pending when the script stops still fire, once each. */
+  ck_assert_uint_ge (script_fires, SCRIPT_FIRES);
+  memcpy (ids, fired, sizeof fired);
+  memcpy (at, fired_at, sizeof fired_at);
+  raidsim_engine_free (e);
+  return script_fires;
+}
+
+START_TEST (engine_flat_and_heap_agree)
+{
+  static int ids[2][4096];
+  static raidsim_ns at[2][4096];
+  unsigned i;
+
+  ck_assert_uint_eq (script_run (SCRIPT_EVENTS, ids[0], at[0]),
+                     script_run (1000, ids[1], at[1]));
+  for (i = 0; i < 4096; ++i) {
+    ck_assert_int_eq (ids[0][i], ids[1][i]);
+    ck_assert_uint_eq (at[0][i], at[1][i]);
+  }
+}
+END_TEST
+
 /* ---- random numbers ---- */
 
 START_TEST (rng_same_seed_same_sequence)
@@ -353,6 +442,7 @@ core_suite (void)
   tcase_add_test (tc, engine_orders_by_time_then_sequence);
   tcase_add_test (tc, engine_move_and_cancel);
   tcase_add_test (tc, engine_random_against_sort);
+  tcase_add_test (tc, engine_flat_and_heap_agree);
   suite_add_tcase (s, tc);
   tc = tcase_create ("rng");
   tcase_add_test (tc, rng_same_seed_same_sequence);

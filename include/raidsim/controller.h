@@ -18,8 +18,9 @@
  *                             the RAID layer it is done) or
  *                             RAIDSIM_CTL_ACK (see below), or NULL.
  *
- * The same calling rules as for devices apply: non-decreasing now, and
- * reap called once next () is reached.  An io goes submit -> reap
+ * The same calling rules as for devices apply: non-decreasing now,
+ * reap called once next () is reached, and before next () a reap
+ * returns NULL and changes nothing.  An io goes submit -> reap
  * (ISSUE) -> member_done -> reap (COMPLETE).  The links the data
  * crosses are not the controller's business: the driver moves the data
  * between ISSUE and member_done (link.h).

@@ -19,7 +19,10 @@
  * return NULL: a model that reorders requests, such as a disk choosing
  * the command with the shortest positioning time, can only choose when
  * its mechanism comes free, so next () is also the time of such a
- * choice; the caller simply asks next () again.
+ * choice; the caller simply asks next () again.  Before next () there
+is nothing to hand back and nothing to decide: a reap then returns NULL
+and changes nothing.  next () changes only with submit and reap, so a
+caller may remember it rather than ask again (the simulator does).
  *
  * Two drivers use this interface:
  *

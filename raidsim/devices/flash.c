@@ -195,7 +195,9 @@ static const struct raidsim_param flash_params[] = {
 };
 #undef P
 
-/* A resource's reserved intervals from now on, sorted and disjoint. */
+/* A resource's reserved intervals, sorted and disjoint (and some that
+ * have ended, see reserve).
+ */
 struct busy {
   raidsim_ns start, end;
 };
@@ -376,55 +378,60 @@ max_ns (raidsim_ns a, raidsim_ns b)
 }
 
 /* Reserve len ns of tl, starting no earlier than ready, in the first gap
- * that fits; now (the submission time) lets it forget the past.  The
- * array grows only while more transfers are pending than ever before,
- * so memory follows the queue depth.
+ * that fits.  Callers never ask for a start before now, the submission
+ * time.
+ *
+ * This is on every page of every command, so it avoids loops whose
+ * length varies from call to call (the branches that end them are
+ * mispredicted).  The intervals ending by ready, nearly all of them
+ * when the resource is busy, are skipped counting back from the end.
+ * Those that have ended by now end by ready too, so they can stay
+ * until the array is full: only then are they dropped, and the array
+ * grows only if more than half of it is still to end.  Memory follows
+ * the queue depth.
  */
 static raidsim_ns
 reserve (struct timeline *tl, raidsim_ns ready, raidsim_ns len,
          raidsim_ns now)
 {
-  unsigned i = 0, k;
+  struct busy *b = tl->b;
+  unsigned n = tl->n, i, k;
   raidsim_ns t = ready;
 
   if (len == 0)
     return ready;
-  /* Forget what has ended; the array is a few entries long, so a plain
-   * loop beats a call to memmove.
-   */
-  while (i < tl->n && tl->b[i].end <= now)
-    i++;
-  if (i) {
-    for (k = i; k < tl->n; ++k)
-      tl->b[k - i] = tl->b[k];
-    tl->n -= i;
+  /* Ends are in order: the first interval ending after ready... */
+  for (i = n; i > 0 && b[i - 1].end > t; --i)
+    ;
+  /* ...and from there, the first gap long enough. */
+  for (; i < n; ++i) {
+    if (t + len <= b[i].start)
+      break;
+    t = b[i].end;
   }
-  /* Most often the resource is free from ready on: append. */
-  if (tl->n && t < tl->b[tl->n - 1].end)
-    for (i = 0; i < tl->n; ++i) {
-      if (tl->b[i].end <= t)
-        continue;
-      if (t + len <= tl->b[i].start)
-        break;
-      t = tl->b[i].end;
-    }
-  else
-    i = tl->n;
-  if (tl->n == tl->cap) {
-    unsigned cap = tl->cap ? 2 * tl->cap : 8;
-    struct busy *b = realloc (tl->b, cap * sizeof *b);
+  if (n == tl->cap) {
+    for (k = 0; k < n && b[k].end <= now; ++k)
+      ;
+    for (unsigned j = k; j < n; ++j)
+      b[j - k] = b[j];
+    n -= k;
+    i -= k;
+    if (n > tl->cap / 2 || tl->cap == 0) {
+      unsigned cap = tl->cap ? 2 * tl->cap : 8;
 
-    if (b == NULL) {
-      fprintf (stderr, "raidsim: out of memory in the flash model\n");
-      abort ();
+      b = realloc (tl->b, cap * sizeof *b);
+      if (b == NULL) {
+        fprintf (stderr, "raidsim: out of memory in the flash model\n");
+        abort ();
+      }
+      tl->b = b;
+      tl->cap = cap;
     }
-    tl->b = b;
-    tl->cap = cap;
   }
-  for (k = tl->n; k > i; --k)
-    tl->b[k] = tl->b[k - 1];
-  tl->b[i] = (struct busy) { t, t + len };
-  tl->n++;
+  for (k = n; k > i; --k)
+    b[k] = b[k - 1];
+  b[i] = (struct busy) { t, t + len };
+  tl->n = n + 1;
   return t;
 }
 
