@@ -39,8 +39,9 @@
 # ramp_time, excluded from the figures), ROUNDS=5, SIZE=512M (the array
 # and the fio range), THREADS=16 (nbdkit --threads), BENCH_DIR=/dev/shm
 # (a tmpfs), RAID_PLUGIN (default build/plugins/raid/...),
-# ONLY="anchor raid0x4" (a subset of setups).  With the defaults it
-# takes about 6 minutes.  The load average and CPU pressure before and
+# ONLY="anchor raid0x4" (a subset of setups), JOBS="randwrite read"
+# (a subset of jobs, by fio's rw name: randread randwrite read write).
+# With the defaults it takes about 6 minutes.  The load average and CPU pressure before and
 # after are printed: figures taken while something else was running are
 # noisy, and the ratio ranges show by how much.
 set -euo pipefail
@@ -58,6 +59,7 @@ SIZE=${SIZE:-512M}
 THREADS=${THREADS:-16}
 BENCH_DIR=${BENCH_DIR:-/dev/shm}
 ONLY=${ONLY:-}
+JOBS=${JOBS:-}
 
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built (meson compile -C build)"
 for cmd in nbdkit fio perl; do
@@ -78,6 +80,17 @@ jobs=(
   "1M seqread QD8|read|1M|8"
   "1M seqwrite QD8|write|1M|8"
 )
+if [ -n "$JOBS" ]; then
+  chosen=()
+  for j in "${jobs[@]}"; do
+    IFS='|' read -r _ rw _ <<<"$j"
+    if [[ " $JOBS " == *" $rw "* ]]; then
+      chosen+=("$j")
+    fi
+  done
+  [ ${#chosen[@]} -gt 0 ] || die "JOBS=$JOBS names no job"
+  jobs=("${chosen[@]}")
+fi
 fio_common=(--ioengine=nbd --size="$SIZE" --time_based
             --runtime="$RUNTIME" --ramp_time="$RAMP" --norandommap
             --randrepeat=1 --numjobs=1 --output-format=json)
