@@ -6,7 +6,9 @@
  *            lock; one reaper thread per member takes completions,
  *            resubmits short transfers and completes the member_io.
  *   threads  a few worker threads per member, each doing synchronous
- *            pread/pwrite from a queue.  io=auto uses it where io_uring
+ *            pread/pwrite from a queue.  A request's thread may take
+ *            back a queued I/O no worker has started and run it itself
+ *            (file_take_back).  io=auto uses it where io_uring
  *            cannot be set up (old kernels, seccomp filters) or would
  *            hand every I/O to a kernel thread anyway (see
  *            nowait_supported), and io=threads everywhere.
@@ -59,13 +61,14 @@ struct file_priv {
   pthread_mutex_t sq_lock;
   pthread_t reaper;
 
-  /* threads engine: a ring buffer of pending I/Os; it cannot overflow
-   * because member_submit holds at most max_inflight of them.
+  /* threads engine: the I/Os no worker has started, oldest first, linked
+   * through q_next and q_prev; at most max_inflight, since each holds a
+   * slot.  An I/O's backend_priv is f while it is queued here and NULL
+   * once a worker or file_take_back has taken it, both under q_lock.
    */
   pthread_mutex_t q_lock;
   pthread_cond_t q_cond;
-  struct member_io **queue;
-  unsigned q_head, q_count, q_size;
+  struct member_io *q_first, *q_last;
   bool stopping;
   pthread_t workers[WORKERS];
   unsigned nworkers;
@@ -281,26 +284,40 @@ sync_io (struct file_priv *f, struct member_io *io)
 
 /* ---- threads engine ---- */
 
+/* Called with q_lock held. */
+static void
+queue_remove (struct file_priv *f, struct member_io *io)
+{
+  if (io->q_prev)
+    io->q_prev->q_next = io->q_next;
+  else
+    f->q_first = io->q_next;
+  if (io->q_next)
+    io->q_next->q_prev = io->q_prev;
+  else
+    f->q_last = io->q_prev;
+  io->q_next = io->q_prev = NULL;
+  io->backend_priv = NULL;
+}
+
 static void *
 worker (void *arg)
 {
   struct member *m = arg;
   struct file_priv *f = m->priv;
-
   for (;;) {
     struct member_io *io;
     int r;
 
     pthread_mutex_lock (&f->q_lock);
-    while (f->q_count == 0 && !f->stopping)
+    while (f->q_first == NULL && !f->stopping)
       pthread_cond_wait (&f->q_cond, &f->q_lock);
-    if (f->q_count == 0) {
+    io = f->q_first;
+    if (io == NULL) {
       pthread_mutex_unlock (&f->q_lock);
       return NULL;
     }
-    io = f->queue[f->q_head];
-    f->q_head = (f->q_head + 1) % f->q_size;
-    f->q_count--;
+    queue_remove (f, io);
     pthread_mutex_unlock (&f->q_lock);
 
     r = sync_io (f, io);
@@ -315,12 +332,6 @@ threads_start (struct member *m)
   unsigned i;
   int err;
 
-  f->q_size = m->max_inflight;
-  f->queue = calloc (f->q_size, sizeof *f->queue);
-  if (f->queue == NULL) {
-    nbdkit_error ("calloc: %m");
-    return -1;
-  }
   pthread_mutex_init (&f->q_lock, NULL);
   pthread_cond_init (&f->q_cond, NULL);
   for (i = 0; i < WORKERS && i < m->max_inflight; ++i) {
@@ -341,11 +352,39 @@ threads_submit (struct member *m, struct member_io *io)
   struct file_priv *f = m->priv;
 
   pthread_mutex_lock (&f->q_lock);
-  f->queue[(f->q_head + f->q_count) % f->q_size] = io;
-  f->q_count++;
+  io->q_next = NULL;
+  io->q_prev = f->q_last;
+  if (f->q_last)
+    f->q_last->q_next = io;
+  else
+    f->q_first = io;
+  f->q_last = io;
+  io->backend_priv = f;
   pthread_cond_signal (&f->q_cond);
   pthread_mutex_unlock (&f->q_lock);
   return 0;
+}
+
+/* The io's own request thread has nothing better to do than run it:
+ * take it out of the queue if no worker has.  A worker it woke for this
+ * io finds the queue empty and sleeps again, which costs that worker
+ * but not the request.
+ */
+static bool
+file_take_back (struct member *m, struct member_io *io)
+{
+  struct file_priv *f = m->priv;
+  bool taken = false;
+
+  if (f->use_uring)
+    return false;               /* the kernel has it already */
+  pthread_mutex_lock (&f->q_lock);
+  if (io->backend_priv == f) {
+    queue_remove (f, io);
+    taken = true;
+  }
+  pthread_mutex_unlock (&f->q_lock);
+  return taken;
 }
 
 /* ---- uring engine ---- */
@@ -663,7 +702,6 @@ file_close (struct member *m)
     for (i = 0; i < f->nworkers; ++i)
       pthread_join (f->workers[i], NULL);
   }
-  free (f->queue);
   if (f->fd >= 0)
     close (f->fd);
   free (f);
@@ -677,6 +715,7 @@ const struct member_ops file_ops = {
   .start = file_start,
   .submit = file_submit,
   .run = file_run,
+  .take_back = file_take_back,
   .hole = file_hole,
   .close = file_close,
 };
