@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -306,19 +305,6 @@ worker (void *arg)
 {
   struct member *m = arg;
   struct file_priv *f = m->priv;
-  struct sched_param sp = { .sched_priority = 0 };
-
-  /* A worker is woken for every queued I/O.  As a normal thread, when
-   * no CPU is idle, it often preempts the request thread that woke it
-   * and takes the I/O from a thread that was about to run it itself
-   * after its own (member_submit_all): two context switches for a few
-   * microseconds of work, and often the request thread's sleep and
-   * wake-up as well.  SCHED_BATCH threads never preempt on wake-up: a worker
-   * still starts at once on an idle CPU, or as soon as the request
-   * thread blocks in slower I/O, so I/Os on slow members still overlap.
-   * If the policy cannot be set, the engine works as before.
-   */
-  pthread_setschedparam (pthread_self (), SCHED_BATCH, &sp);
   for (;;) {
     struct member_io *io;
     int r;
