@@ -69,6 +69,8 @@ struct file_priv {
   pthread_mutex_t q_lock;
   pthread_cond_t q_cond;
   struct member_io *q_first, *q_last;
+  unsigned idle;                /* workers asleep on q_cond */
+  bool waking;                  /* one was woken and has not yet looked */
   bool stopping;
   pthread_t workers[WORKERS];
   unsigned nworkers;
@@ -284,6 +286,29 @@ sync_io (struct file_priv *f, struct member_io *io)
 
 /* ---- threads engine ---- */
 
+/* Whether to wake a worker for what is queued: called with q_lock held,
+ * and if it returns true the caller signals q_cond after dropping the
+ * lock, so that the worker does not wake only to wait for the lock.
+ *
+ * Only one worker is woken at a time; once it has taken an I/O it wakes
+ * the next if more are queued.  Every queued I/O still gets a worker as
+ * soon as one can run, but a burst of submissions does not wake a
+ * worker for each, only to find that the request threads took their
+ * I/Os back (member_submit_all) while it was waking up.
+ *
+ * No I/O can be stranded: waking is cleared under the lock by every
+ * worker that returns from the wait, and every worker that was asleep
+ * when waking was set returns from it after that.
+ */
+static bool
+want_worker (struct file_priv *f)
+{
+  if (f->q_first == NULL || f->idle == 0 || f->waking)
+    return false;
+  f->waking = true;
+  return true;
+}
+
 /* Called with q_lock held. */
 static void
 queue_remove (struct file_priv *f, struct member_io *io)
@@ -305,20 +330,29 @@ worker (void *arg)
 {
   struct member *m = arg;
   struct file_priv *f = m->priv;
+
   for (;;) {
     struct member_io *io;
+    bool wake;
     int r;
 
     pthread_mutex_lock (&f->q_lock);
-    while (f->q_first == NULL && !f->stopping)
+    while (f->q_first == NULL && !f->stopping) {
+      f->idle++;
       pthread_cond_wait (&f->q_cond, &f->q_lock);
+      f->idle--;
+      f->waking = false;
+    }
     io = f->q_first;
     if (io == NULL) {
       pthread_mutex_unlock (&f->q_lock);
       return NULL;
     }
     queue_remove (f, io);
+    wake = want_worker (f);
     pthread_mutex_unlock (&f->q_lock);
+    if (wake)
+      pthread_cond_signal (&f->q_cond);
 
     r = sync_io (f, io);
     member_io_done (io, r == -1 ? (errno ? errno : EIO) : 0);
@@ -350,6 +384,7 @@ static int
 threads_submit (struct member *m, struct member_io *io)
 {
   struct file_priv *f = m->priv;
+  bool wake;
 
   pthread_mutex_lock (&f->q_lock);
   io->q_next = NULL;
@@ -360,8 +395,10 @@ threads_submit (struct member *m, struct member_io *io)
     f->q_first = io;
   f->q_last = io;
   io->backend_priv = f;
-  pthread_cond_signal (&f->q_cond);
+  wake = want_worker (f);
   pthread_mutex_unlock (&f->q_lock);
+  if (wake)
+    pthread_cond_signal (&f->q_cond);
   return 0;
 }
 
