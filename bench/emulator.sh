@@ -39,8 +39,13 @@
 # ramp_time, excluded from the figures), ROUNDS=5, SIZE=512M (the array
 # and the fio range), THREADS=16 (nbdkit --threads), BENCH_DIR=/dev/shm
 # (a tmpfs), RAID_PLUGIN (default build/plugins/raid/...),
-# ONLY="anchor raid0x4" (a subset of setups).  With the defaults it
-# takes about 6 minutes.  The load average and CPU pressure before and
+# ONLY="anchor raid0x4" (a subset of setups), JOBS="randwrite read"
+# (a subset of jobs, by fio's rw name: randread randwrite read write),
+# BASELINE=PATH (another build of the raid plugin, e.g. of an older
+# commit: every raid setup is also served by it, as NAME-base, in the
+# same rounds, so that two builds are compared under the same load;
+# this takes about twice the time and the tmpfs space).
+# With the defaults it takes about 6 minutes.  The load average and CPU pressure before and
 # after are printed: figures taken while something else was running are
 # noisy, and the ratio ranges show by how much.
 set -euo pipefail
@@ -58,8 +63,11 @@ SIZE=${SIZE:-512M}
 THREADS=${THREADS:-16}
 BENCH_DIR=${BENCH_DIR:-/dev/shm}
 ONLY=${ONLY:-}
+JOBS=${JOBS:-}
+BASELINE=${BASELINE:-}
 
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built (meson compile -C build)"
+[ -z "$BASELINE" ] || [ -f "$BASELINE" ] || die "BASELINE: $BASELINE not found"
 for cmd in nbdkit fio perl; do
   command -v "$cmd" >/dev/null 2>&1 || die "$cmd is not installed"
 done
@@ -78,6 +86,17 @@ jobs=(
   "1M seqread QD8|read|1M|8"
   "1M seqwrite QD8|write|1M|8"
 )
+if [ -n "$JOBS" ]; then
+  chosen=()
+  for j in "${jobs[@]}"; do
+    IFS='|' read -r _ rw _ <<<"$j"
+    if [[ " $JOBS " == *" $rw "* ]]; then
+      chosen+=("$j")
+    fi
+  done
+  [ ${#chosen[@]} -gt 0 ] || die "JOBS=$JOBS names no job"
+  jobs=("${chosen[@]}")
+fi
 fio_common=(--ioengine=nbd --size="$SIZE" --time_based
             --runtime="$RUNTIME" --ramp_time="$RAMP" --norandommap
             --randrepeat=1 --numjobs=1 --output-format=json)
@@ -93,6 +112,14 @@ setups=(
   "raid10x4|raid10 x4|4|2|level=10"
   "raid0x4thr|raid0 x4 threads|4|4|level=0 io=threads"
 )
+if [ -n "$BASELINE" ]; then
+  for s in "${setups[@]}"; do
+    IFS='|' read -r name desc n div params <<<"$s"
+    if [ -n "$params" ]; then
+      setups+=("$name-base|$desc, base|$n|$div|$params")
+    fi
+  done
+fi
 
 # run_fio NAME URI RW BS DEPTH: run one job; prints "IOPS BYTES-PER-S".
 run_fio ()
@@ -128,8 +155,12 @@ active=()
 # the setups alike.
 for s in "${setups[@]}"; do
   IFS='|' read -r name desc n div params <<<"$s"
-  if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then
+  if [ -n "$ONLY" ] && [[ " $ONLY " != *" ${name%-base} "* ]]; then
     continue
+  fi
+  plugin=$RAID_PLUGIN
+  if [[ $name == *-base ]]; then
+    plugin=$BASELINE
   fi
   d=$work/$name
   mkdir -p "$d"
@@ -143,7 +174,7 @@ for s in "${setups[@]}"; do
     serve "$d/sock" "$log" --threads "$THREADS" file "${files[0]}"
   else
     # shellcheck disable=SC2086 # params is a list of key=value words
-    serve "$d/sock" "$log" --threads "$THREADS" "$RAID_PLUGIN" \
+    serve "$d/sock" "$log" --threads "$THREADS" "$plugin" \
       $params "${files[@]}"
   fi
   say "$desc: prefilling $SIZE"
@@ -185,7 +216,7 @@ done
 # target SETUP JOB: the least ratio to the anchor, or empty.
 target ()
 {
-  case "$1" in
+  case "${1%-base}" in
     raid0*) echo 0.95 ;;
     raid1x2|raid10x4)
       case "$2" in *read*) echo 0.95 ;; *) echo 0.45 ;; esac ;;
@@ -199,6 +230,7 @@ echo "nbdkit $(nbdkit --version | awk '{ print $2 }'), --threads $THREADS," \
 echo "  fio ${fio_common[*]} --uri=URI --rw=RW --bs=BS --iodepth=QD"
 echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), Linux $(uname -r), data on tmpfs $BENCH_DIR"
 echo "before: $load_before; after: $(load)"
+echo "plugin: $RAID_PLUGIN${BASELINE:+; baseline (NAME, base): $BASELINE}"
 echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
 echo "medians over the rounds, ratio the median of each round's IOPS ratio"
 echo "to that round's anchor (range in brackets)"

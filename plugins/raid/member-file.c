@@ -6,7 +6,9 @@
  *            lock; one reaper thread per member takes completions,
  *            resubmits short transfers and completes the member_io.
  *   threads  a few worker threads per member, each doing synchronous
- *            pread/pwrite from a queue.  io=auto uses it where io_uring
+ *            pread/pwrite from a queue.  A request's thread may take
+ *            back a queued I/O no worker has started and run it itself
+ *            (file_take_back).  io=auto uses it where io_uring
  *            cannot be set up (old kernels, seccomp filters) or would
  *            hand every I/O to a kernel thread anyway (see
  *            nowait_supported), and io=threads everywhere.
@@ -59,13 +61,16 @@ struct file_priv {
   pthread_mutex_t sq_lock;
   pthread_t reaper;
 
-  /* threads engine: a ring buffer of pending I/Os; it cannot overflow
-   * because member_submit holds at most max_inflight of them.
+  /* threads engine: the I/Os no worker has started, oldest first, linked
+   * through q_next and q_prev; at most max_inflight, since each holds a
+   * slot.  An I/O's backend_priv is f while it is queued here and NULL
+   * once a worker or file_take_back has taken it, both under q_lock.
    */
   pthread_mutex_t q_lock;
   pthread_cond_t q_cond;
-  struct member_io **queue;
-  unsigned q_head, q_count, q_size;
+  struct member_io *q_first, *q_last;
+  unsigned idle;                /* workers asleep on q_cond */
+  bool waking;                  /* one was woken and has not yet looked */
   bool stopping;
   pthread_t workers[WORKERS];
   unsigned nworkers;
@@ -281,6 +286,45 @@ sync_io (struct file_priv *f, struct member_io *io)
 
 /* ---- threads engine ---- */
 
+/* Whether to wake a worker for what is queued: called with q_lock held,
+ * and if it returns true the caller signals q_cond after dropping the
+ * lock, so that the worker does not wake only to wait for the lock.
+ *
+ * Only one worker is woken at a time; once it has taken an I/O it wakes
+ * the next if more are queued.  Every queued I/O still gets a worker as
+ * soon as one can run, but a burst of submissions does not wake a
+ * worker for each, only to find that the request threads took their
+ * I/Os back (member_submit_all) while it was waking up.
+ *
+ * No I/O can be stranded: waking is cleared under the lock by every
+ * worker that returns from the wait, and every worker that was asleep
+ * when waking was set returns from it after that.
+ */
+static bool
+want_worker (struct file_priv *f)
+{
+  if (f->q_first == NULL || f->idle == 0 || f->waking)
+    return false;
+  f->waking = true;
+  return true;
+}
+
+/* Called with q_lock held. */
+static void
+queue_remove (struct file_priv *f, struct member_io *io)
+{
+  if (io->q_prev)
+    io->q_prev->q_next = io->q_next;
+  else
+    f->q_first = io->q_next;
+  if (io->q_next)
+    io->q_next->q_prev = io->q_prev;
+  else
+    f->q_last = io->q_prev;
+  io->q_next = io->q_prev = NULL;
+  io->backend_priv = NULL;
+}
+
 static void *
 worker (void *arg)
 {
@@ -289,19 +333,26 @@ worker (void *arg)
 
   for (;;) {
     struct member_io *io;
+    bool wake;
     int r;
 
     pthread_mutex_lock (&f->q_lock);
-    while (f->q_count == 0 && !f->stopping)
+    while (f->q_first == NULL && !f->stopping) {
+      f->idle++;
       pthread_cond_wait (&f->q_cond, &f->q_lock);
-    if (f->q_count == 0) {
+      f->idle--;
+      f->waking = false;
+    }
+    io = f->q_first;
+    if (io == NULL) {
       pthread_mutex_unlock (&f->q_lock);
       return NULL;
     }
-    io = f->queue[f->q_head];
-    f->q_head = (f->q_head + 1) % f->q_size;
-    f->q_count--;
+    queue_remove (f, io);
+    wake = want_worker (f);
     pthread_mutex_unlock (&f->q_lock);
+    if (wake)
+      pthread_cond_signal (&f->q_cond);
 
     r = sync_io (f, io);
     member_io_done (io, r == -1 ? (errno ? errno : EIO) : 0);
@@ -315,12 +366,6 @@ threads_start (struct member *m)
   unsigned i;
   int err;
 
-  f->q_size = m->max_inflight;
-  f->queue = calloc (f->q_size, sizeof *f->queue);
-  if (f->queue == NULL) {
-    nbdkit_error ("calloc: %m");
-    return -1;
-  }
   pthread_mutex_init (&f->q_lock, NULL);
   pthread_cond_init (&f->q_cond, NULL);
   for (i = 0; i < WORKERS && i < m->max_inflight; ++i) {
@@ -339,13 +384,44 @@ static int
 threads_submit (struct member *m, struct member_io *io)
 {
   struct file_priv *f = m->priv;
+  bool wake;
 
   pthread_mutex_lock (&f->q_lock);
-  f->queue[(f->q_head + f->q_count) % f->q_size] = io;
-  f->q_count++;
-  pthread_cond_signal (&f->q_cond);
+  io->q_next = NULL;
+  io->q_prev = f->q_last;
+  if (f->q_last)
+    f->q_last->q_next = io;
+  else
+    f->q_first = io;
+  f->q_last = io;
+  io->backend_priv = f;
+  wake = want_worker (f);
   pthread_mutex_unlock (&f->q_lock);
+  if (wake)
+    pthread_cond_signal (&f->q_cond);
   return 0;
+}
+
+/* The io's own request thread has nothing better to do than run it:
+ * take it out of the queue if no worker has.  A worker it woke for this
+ * io finds the queue empty and sleeps again, which costs that worker
+ * but not the request.
+ */
+static bool
+file_take_back (struct member *m, struct member_io *io)
+{
+  struct file_priv *f = m->priv;
+  bool taken = false;
+
+  if (f->use_uring)
+    return false;               /* the kernel has it already */
+  pthread_mutex_lock (&f->q_lock);
+  if (io->backend_priv == f) {
+    queue_remove (f, io);
+    taken = true;
+  }
+  pthread_mutex_unlock (&f->q_lock);
+  return taken;
 }
 
 /* ---- uring engine ---- */
@@ -663,7 +739,6 @@ file_close (struct member *m)
     for (i = 0; i < f->nworkers; ++i)
       pthread_join (f->workers[i], NULL);
   }
-  free (f->queue);
   if (f->fd >= 0)
     close (f->fd);
   free (f);
@@ -677,6 +752,7 @@ const struct member_ops file_ops = {
   .start = file_start,
   .submit = file_submit,
   .run = file_run,
+  .take_back = file_take_back,
   .hole = file_hole,
   .close = file_close,
 };

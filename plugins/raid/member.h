@@ -23,6 +23,10 @@
  *      batch's last I/O is done, wakes the request's thread, which is
  *      sleeping in batch_wait.
  *
+ * The request's thread is not idle meanwhile: it runs the batch's last
+ * I/O itself, then takes back and runs any of the others that no
+ * backend thread has started yet (member_submit_all).
+ *
  * An I/O on a member that has already failed is not submitted: it
  * completes at once with EIO, so the request path sees one uniform kind
  * of error.
@@ -72,6 +76,7 @@ struct member_io {
   /* Owned by the backend while the I/O is in flight. */
   uint64_t done_bytes;
   void *backend_priv;
+  struct member_io *q_next, *q_prev;    /* a backend's queue */
 };
 
 struct member_ops {
@@ -103,6 +108,13 @@ struct member_ops {
    * I/O of a batch this way (see there).
    */
   int (*run) (struct member *m, struct member_io *io);
+
+  /* Take back io, given to submit earlier, if nothing has started it
+   * yet: return true if the backend has forgotten it (the caller now
+   * owns it and must run it), false if it has started or finished.
+   * Optional, and only with run; see member_submit_all.
+   */
+  bool (*take_back) (struct member *m, struct member_io *io);
 
   /* Allocation at member_offset, for extents: return true if it is a
    * hole, false if data, and set *end (<= limit) to where that state

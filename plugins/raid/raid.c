@@ -12,8 +12,9 @@
  *        members has k member I/Os in flight together
  *     -> member_submit_all (member.c) hands them to the members'
  *        backends (member-file.c, member-nbd.c), doing the last one in
- *        this thread where it can, and batch_wait sleeps until the last
- *        one is done
+ *        this thread where it can, and then any other that no backend
+ *        thread has started yet; batch_wait sleeps until the last one
+ *        is done
  *     -> failed member I/Os are retried on another copy (reads) or fail
  *        their member (writes), by the rules in the man page
  *
