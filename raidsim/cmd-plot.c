@@ -322,6 +322,33 @@ csv_columns (char *header, const char *path, const char *const *want,
   return 0;
 }
 
+/* The next data row of a CSV whose header csv_columns () has read: 1
+ * with the row split into f[] (64 fields at most), 0 at the end of the
+ * file, -1 with an error when the row lacks one of the ncol columns.
+ * Blank lines and lines starting '#' are not rows.
+ */
+static int
+csv_next_row (FILE *fp, char **line, size_t *len, const char *path,
+              unsigned *lineno, const int *col, size_t ncol, char **f)
+{
+  size_t nf, k;
+
+  while (getline (line, len, fp) > 0) {
+    ++*lineno;
+    (*line)[strcspn (*line, "\r\n")] = '\0';
+    if ((*line)[0] == '\0' || (*line)[0] == '#')
+      continue;
+    nf = csv_split (*line, f, 64);
+    for (k = 0; k < ncol; ++k)
+      if ((size_t) col[k] >= nf) {
+        raidsim_set_error ("%s:%u: too few fields", path, *lineno);
+        return -1;
+      }
+    return 1;
+  }
+  return 0;
+}
+
 static int
 read_points (const char *path, struct points *ps)
 {
@@ -329,9 +356,9 @@ read_points (const char *path, struct points *ps)
     "array", "rw", "bs", "iodepth", "value", "unit",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
-  int col[NWANT], ret = -1;
+  int col[NWANT], ret = -1, r;
   char *line = NULL, *f[64];
-  size_t len = 0, nf, k;
+  size_t len = 0;
   unsigned lineno = 1;
   FILE *fp = fopen (path, "r");
 
@@ -346,19 +373,10 @@ read_points (const char *path, struct points *ps)
   if (csv_columns (line, path, want, NWANT, col,
                    "a points file (array,rw,bs,iodepth,value,unit)") == -1)
     goto out;
-  while (getline (&line, &len, fp) > 0) {
+  while ((r = csv_next_row (fp, &line, &len, path, &lineno, col, NWANT,
+                            f)) == 1) {
     struct point *pt;
 
-    lineno++;
-    line[strcspn (line, "\r\n")] = '\0';
-    if (line[0] == '\0' || line[0] == '#')
-      continue;
-    nf = csv_split (line, f, 64);
-    for (k = 0; k < NWANT; ++k)
-      if ((size_t) col[k] >= nf) {
-        raidsim_set_error ("%s:%u: too few fields", path, lineno);
-        goto out;
-      }
     pt = grow ((void **) &ps->p, &ps->n, &ps->cap, sizeof *pt);
     if (pt == NULL) {
       raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
@@ -384,7 +402,8 @@ read_points (const char *path, struct points *ps)
       goto out;
     }
   }
-  ret = 0;
+  if (r == 0)
+    ret = 0;
  out:
   free (line);
   fclose (fp);
@@ -398,9 +417,9 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
     "id", "unit", "published", "predicted", "fitted", "case",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
-  int col[NWANT], ret = -1;
+  int col[NWANT], ret = -1, r;
   char *line = NULL, *f[64];
-  size_t len = 0, nf, k;
+  size_t len = 0;
   unsigned lineno = 1;
 
   if (getline (&line, &len, fp) <= 0) {
@@ -410,20 +429,11 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
   if (csv_columns (line, path, want, NWANT, col,
                    "the CSV of `raidsim validate --format csv`") == -1)
     goto out;
-  while (getline (&line, &len, fp) > 0) {
+  while ((r = csv_next_row (fp, &line, &len, path, &lineno, col, NWANT,
+                            f)) == 1) {
     struct bar *b;
     const char *id, *dash;
 
-    lineno++;
-    line[strcspn (line, "\r\n")] = '\0';
-    if (line[0] == '\0')
-      continue;
-    nf = csv_split (line, f, 64);
-    for (k = 0; k < NWANT; ++k)
-      if ((size_t) col[k] >= nf) {
-        raidsim_set_error ("%s:%u: too few fields", path, lineno);
-        goto out;
-      }
     b = grow ((void **) &bs->b, &bs->n, &bs->cap, sizeof *b);
     if (b == NULL) {
       raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
@@ -450,7 +460,8 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
     b->published = strtod (f[col[2]], NULL);
     b->predicted = strtod (f[col[3]], NULL);
   }
-  ret = 0;
+  if (r == 0)
+    ret = 0;
  out:
   free (line);
   return ret;
