@@ -670,8 +670,10 @@ report_table (const char *only, bool *thresholds_ok)
     struct stats st = held_out_stats (NULL);
 
     *thresholds_ok = st.median <= MEDIAN_LIMIT && st.worst <= WORST_LIMIT;
-    printf ("  %-24s %5u %7.1f%% %7.1f%%\n", only ? only : "overall", st.n,
-            100 * st.median, 100 * st.worst);
+    /* With --case the one case's line above is already the total. */
+    if (only == NULL)
+      printf ("  %-24s %5u %7.1f%% %7.1f%%\n", "overall", st.n,
+              100 * st.median, 100 * st.worst);
     printf ("\nthresholds (held-out rows%s):\n"
             "  median |error| <= %.0f%%: %s (%.1f%%)\n"
             "  worst |error| <= %.0f%%: %s (%.1f%%)\n",

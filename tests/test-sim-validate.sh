@@ -44,6 +44,11 @@ done
 "$RAIDSIM" validate --require none --case x25m-g1-ich10r --format csv \
   > one.csv
 [ "$(tail -n +2 one.csv | wc -l)" -eq 9 ] || fail "--case"
+# ... and its table sums that case once, with no "overall" line.
+"$RAIDSIM" validate --require none --case x25m-g1-ich10r > one.txt
+[ "$(grep -c '^  x25m-g1-ich10r ' one.txt)" -eq 1 ] \
+  || fail "--case: the case's summary line is not printed once"
+grep -q '^  overall ' one.txt && fail "--case: an overall line"
 "$RAIDSIM" validate --require none --format json > out.json
 if command -v python3 > /dev/null; then
   python3 -c 'import json,sys; json.load(open("out.json"))' \
