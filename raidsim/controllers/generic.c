@@ -1,4 +1,4 @@
-/* raidsim: the `generic` controller / driver model.  Three stages, each a
+/* raidsim: the `generic` controller / driver model.  Four stages, each a
  * mechanism that real drivers have, each turned off by its default:
  *
  * 1. Software overhead.  Every member command waits `overhead` before it
