@@ -313,6 +313,61 @@ START_TEST (hdd_pre_read_by_hand)
 }
 END_TEST
 
+/* A segment being read ahead into is a ring of segment_size bytes, by
+ * hand.  At 6000 rpm and 100 MB/s a track holds 1,000,000 bytes and the
+ * head passes one byte each 10 ns.  A read of byte 0 waits a whole turn
+ * and ends at T + X; read-ahead then fills its 1 MiB segment to byte
+ * 4,096 + 1,048,576 and stops, 10.49 ms later.  A read of the last block
+ * below 1 MiB, 15 ms after, is a hit (done O after it is submitted) and
+ * lets read-ahead go on to one segment past it, byte 2,097,152: at most
+ * a turn to find the sector, then 10.44 ms.  25 ms after that the
+ * segment holds bytes 1,048,576 to 2,097,152 only: byte 1,500,000 is a
+ * hit, and byte 4,096, overwritten since, is a miss, which costs at
+ * least its transfer after the overhead (O + X).  Each of the last two
+ * reads is tried on a drive of its own, since each changes the cache.
+ */
+START_TEST (hdd_readahead_segment_is_a_ring)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "segment_size", "1M",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  static const uint64_t last[2] = { 1500000, 4096 };
+  const raidsim_ns T = 10 * MS, O = 100 * US, X = 40960;
+  void *params = model_params (ops, kv);
+  unsigned k;
+
+  for (k = 0; k < 2; ++k) {
+    void *dev = ops->create (params, UINT64_C (100000000000));
+    struct raidsim_io io[3];
+    raidsim_ns t0, t1, t2, s;
+
+    ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+    t0 = hdd_read_by_hand (ops, dev, &io[0], 0, 0);
+    ck_assert_msg (t0 + 1 >= T + X && t0 <= T + X + 1, "first read at %lu",
+                   (unsigned long) t0);
+    s = t0 + 15 * MS;
+    t1 = hdd_read_by_hand (ops, dev, &io[1], 1048576 - 4096, s);
+    ck_assert_msg (t1 + 1 >= s + O && t1 <= s + O + 1,
+                   "read-ahead block: a hit at %lu, want %lu",
+                   (unsigned long) t1, (unsigned long) (s + O));
+    s = t1 + 25 * MS;
+    t2 = hdd_read_by_hand (ops, dev, &io[2], last[k], s);
+    if (k == 0)
+      ck_assert_msg (t2 + 1 >= s + O && t2 <= s + O + 1,
+                     "byte 1500000: a hit at %lu, want %lu",
+                     (unsigned long) t2, (unsigned long) (s + O));
+    else
+      ck_assert_msg (t2 + 1 >= s + O + X, "byte 4096 left the 1 MiB ring: "
+                     "a miss, at %lu, not before %lu", (unsigned long) t2,
+                     (unsigned long) (s + O + X));
+    ops->destroy (dev);
+  }
+  free (params);
+}
+END_TEST
+
 /* With the cache, read-ahead keeps up with a sequential stream: 128 KiB
  * reads at QD1 run at the media rate, not one block per revolution.
  */
@@ -652,6 +707,7 @@ devices_suite (void)
   tcase_add_test (tc, hdd_members_unsynchronised);
   tcase_add_test (tc, hdd_pre_read_by_hand);
   tcase_add_test (tc, hdd_readahead_streams);
+  tcase_add_test (tc, hdd_readahead_segment_is_a_ring);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);
   suite_add_tcase (s, tc);

@@ -562,6 +562,27 @@ seg_hi (const struct hdd *d, int s, double t)
   return hi;
 }
 
+/* The first byte segment s still holds at t.  A segment holds at most
+ * segment_size bytes: while it is being read ahead into, it is a ring,
+ * and what the head adds overwrites the oldest bytes, so the range
+ * behind the latest segment_size bytes is gone.  (Without this a stream
+ * read ahead pass after pass over a span smaller than the cache kept
+ * all of it "cached" in one 1 MB segment.)
+ */
+static uint64_t
+seg_lo (const struct hdd *d, int s, double t)
+{
+  uint64_t lo = d->segs[s].lo;
+
+  if (d->ra && s == d->ra_seg) {
+    uint64_t hi = seg_hi (d, s, t);
+
+    if (hi - lo > d->p.segment_size)
+      lo = hi - d->p.segment_size;
+  }
+  return lo;
+}
+
 static void
 seg_fill (struct hdd *d, int s, uint64_t hi)
 {
@@ -645,7 +666,8 @@ read_hit (struct hdd *d, const struct raidsim_io *io, double t)
   for (s = 0; s < d->nseg; ++s) {
     struct seg *g = &d->segs[s];
 
-    if (g->lo <= io->offset && io->offset + io->len <= seg_hi (d, s, t) &&
+    if (seg_lo (d, s, t) <= io->offset &&
+        io->offset + io->len <= seg_hi (d, s, t) &&
         io->len > 0) {
       g->used = ++d->stamp;
       if (d->ra && (int) s == d->ra_seg)
@@ -865,11 +887,10 @@ plan_read (struct hdd *d, struct raidsim_io *io, double t, struct plan *pl)
 
   /* Continuing the stream being read ahead: no seek, no wait. */
   if (d->ra) {
-    struct seg *g = &d->segs[d->ra_seg];
     uint64_t hi = seg_hi (d, d->ra_seg, t);
     double x = ra_x (d, t);
 
-    if (g->lo <= io->offset && io->offset <= hi) {
+    if (seg_lo (d, d->ra_seg, t) <= io->offset && io->offset <= hi) {
       pl->seg = d->ra_seg;
       pl->from = hi;
       pl->pre = hi;
