@@ -565,9 +565,11 @@ seg_hi (const struct hdd *d, int s, double t)
 /* The first byte segment s still holds at t.  A segment holds at most
  * segment_size bytes: while it is being read ahead into, it is a ring,
  * and what the head adds overwrites the oldest bytes, so the range
- * behind the latest segment_size bytes is gone.  (Without this a stream
- * read ahead pass after pass over a span smaller than the cache kept
- * all of it "cached" in one 1 MB segment.)
+ * behind the latest segment_size bytes is gone (Seagate's product
+ * manuals: "each cache segment is actually a self-contained circular
+ * buffer", Enterprise Performance 10K HDD v8, section 4.5).  Without
+ * this a stream read ahead pass after pass over a span smaller than the
+ * cache kept all of it "cached" in one 1 MB segment.
  */
 static uint64_t
 seg_lo (const struct hdd *d, int s, double t)
