@@ -11,7 +11,9 @@
  *     firmware's pace, and a long random-write stream at the pace the
  *     mechanism destages: 1 / (average seek + write settle + half a
  *     revolution + transfer) when there is room for one write, better
- *     when destaging can choose its order; with pre_read a miss also
+ *     when destaging can choose its order; by hand, destaging takes
+ *     the cached write that comes round first, and write_commands
+ *     bounds the writes cached; with pre_read a miss also
  *     caches what passed under the head while it waited for its sector;
  *   - flash: one read takes overhead + read_time + the channel and
  *     interface transfers; reads scale with queue depth as the
@@ -472,6 +474,114 @@ START_TEST (hdd_write_stream_destage_bound)
 }
 END_TEST
 
+/* Destaging by hand.  At 6000 rpm and 100 MB/s a track holds 1,000,000
+ * bytes and a turn takes T = 10 ms; with four heads, bytes 0 to
+ * 3,999,999 are one cylinder, so no write here seeks, and byte o passes
+ * under the head at frac (o / 1,000,000) of a turn.  Three 4 KiB writes
+ * are submitted at 0, in this order: C at byte 800,000 (angle 0.8), B
+ * at 500,000 (0.5), A at 1,100,000 (the second track, angle 0.1).  They
+ * are cached and acknowledged at O = 100 us, the head then at angle
+ * 0.01.  write_commands = 3: three entries fill the room, so destaging
+ * starts at once although destage_delay is 1 s.  Shortest positioning
+ * first writes A (starts 0.1 T = 1 ms, ends 40.96 us later), then B
+ * (5 ms to 5.04096 ms): in arrival order C would come first, in byte
+ * order B.  One entry of three is less than half the room, so C waits
+ * for the idle timer: it starts at 5.04096 ms + 1 s, the head at angle
+ * 0.504096, and goes at angle 0.8, 2.95904 ms later: it ends at
+ * 1 s + 8.04096 ms.
+ *
+ * With write_commands = 2 the third write (A, submitted last) finds no
+ * entry: it is acknowledged only when the first destage ends.  B and C
+ * fill the room, so that starts at once: B first (5.04096 ms).
+ */
+static void
+hdd_write_by_hand (struct raidsim_io *io, uint64_t off)
+{
+  memset (io, 0, sizeof *io);
+  io->dir = RAIDSIM_WRITE;
+  io->len = 4096;
+  io->offset = off;
+}
+
+START_TEST (hdd_destage_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv3[] = {
+    "rpm", "6000", "overhead", "100us", "rate_outer", "100MB/s",
+    "rate_inner", "100MB/s", "write_commands", "3", "destage_delay", "1s",
+    NULL
+  };
+  static const char *const kv2[] = {
+    "rpm", "6000", "overhead", "100us", "rate_outer", "100MB/s",
+    "rate_inner", "100MB/s", "write_commands", "2", "destage_delay", "1s",
+    NULL
+  };
+  const raidsim_ns X = 40960, O = 100 * US, S = RAIDSIM_NS_PER_S;
+  const raidsim_ns want[] = { 1 * MS + X, 5 * MS + X, S + 8 * MS + X };
+  const uint64_t off[3] = { 800000, 500000, 1100000 };
+  struct raidsim_io io[3];
+  raidsim_ns t, idle[16], acked[3];
+  unsigned i, n;
+  void *params, *dev;
+
+  params = model_params (ops, kv3);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  for (i = 0; i < 3; ++i) {
+    hdd_write_by_hand (&io[i], off[i]);
+    ck_assert_uint_eq (ops->submit (dev, &io[i], 0), RAIDSIM_NEVER);
+  }
+  /* Every moment next () names at which no write is acknowledged is the
+   * mechanism's: a destage ending or the idle timer.
+   */
+  n = 0;
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER) {
+    struct raidsim_io *done = ops->reap (dev, t);
+
+    if (done)
+      ck_assert_msg (t == O, "write at byte %lu acknowledged at %lu",
+                     (unsigned long) done->offset, (unsigned long) t);
+    else {
+      ck_assert_uint_lt (n, 16);
+      idle[n++] = t;
+    }
+  }
+  /* A ends, B ends, the timer fires at B's end + 1 s, C ends. */
+  ck_assert_uint_eq (n, 4);
+  ck_assert_msg (idle[0] + 2 >= want[0] && idle[0] <= want[0] + 2,
+                 "first destage (A) ends at %lu", (unsigned long) idle[0]);
+  ck_assert_msg (idle[1] + 2 >= want[1] && idle[1] <= want[1] + 2,
+                 "second destage (B) ends at %lu", (unsigned long) idle[1]);
+  ck_assert_msg (idle[2] + 2 >= want[1] + S && idle[2] <= want[1] + S + 2,
+                 "idle timer at %lu", (unsigned long) idle[2]);
+  ck_assert_msg (idle[3] + 3 >= want[2] && idle[3] <= want[2] + 3,
+                 "last destage (C) ends at %lu", (unsigned long) idle[3]);
+  ops->destroy (dev);
+  free (params);
+
+  params = model_params (ops, kv2);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  for (i = 0; i < 3; ++i) {
+    hdd_write_by_hand (&io[i], off[i]);
+    ck_assert_uint_eq (ops->submit (dev, &io[i], 0), RAIDSIM_NEVER);
+  }
+  memset (acked, 0, sizeof acked);
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER && t < S) {
+    struct raidsim_io *done = ops->reap (dev, t);
+
+    if (done)
+      acked[done - io] = t;
+  }
+  ck_assert_uint_eq (acked[0], O);
+  ck_assert_uint_eq (acked[1], O);
+  ck_assert_msg (acked[2] + 2 >= want[1] && acked[2] <= want[1] + 2,
+                 "third write acknowledged at %lu", (unsigned long) acked[2]);
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
 /* ---- flash ---- */
 
 /* One read, by hand: the controller's overhead, the die's read time,
@@ -710,6 +820,7 @@ devices_suite (void)
   tcase_add_test (tc, hdd_readahead_segment_is_a_ring);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);
+  tcase_add_test (tc, hdd_destage_by_hand);
   suite_add_tcase (s, tc);
   tc = tcase_create ("flash");
   tcase_set_timeout (tc, 60);
