@@ -19,7 +19,8 @@
  *     interface transfers; reads scale with queue depth as the
  *     channels x dies allow, up to saturation; a used drive writes
  *     slower than a fresh one, by its write amplification exactly;
- *     max_programs bounds how many dies program at once;
+ *     max_programs bounds how many dies program at once; write data
+ *     crosses at write_rate when that is below interface_rate;
  *   - the controller's write-back cache acknowledges writes at once
  *     (or after their copy, at cache_copy_rate) until it is full, and
  *     then at the member's pace; by watermark it flushes only what is
@@ -767,6 +768,56 @@ START_TEST (flash_max_programs)
 }
 END_TEST
 
+/* One write with no buffer, by hand: the controller's overhead, the
+ * bytes in at the lower of write_rate and interface_rate, the page
+ * across the channel, the program.  A write_rate above interface_rate
+ * changes nothing, and reads never pay it.
+ */
+START_TEST (flash_write_rate_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("flash");
+  static const char *const slow[] = {
+    "overhead", "3us", "page_size", "4K", "program_time", "100us",
+    "channel_rate", "400MB/s", "interface_rate", "500MB/s",
+    "cache_size", "0", "write_rate", "200MB/s", NULL
+  };
+  static const char *const fast[] = {
+    "overhead", "3us", "page_size", "4K", "program_time", "100us",
+    "channel_rate", "400MB/s", "interface_rate", "500MB/s",
+    "cache_size", "0", "write_rate", "1000MB/s", "read_time", "50us", NULL
+  };
+  /* 4096 B at 200 MB/s is 20480 ns, at 500 MB/s 8192 ns, at 400 MB/s
+   * (the channel) 10240 ns.
+   */
+  const raidsim_ns want_slow = 3 * US + 20480 + 10240 + 100 * US;
+  const raidsim_ns want_fast = 3 * US + 8192 + 10240 + 100 * US;
+  const raidsim_ns want_read = 3 * US + 50 * US + 10240 + 8192;
+  void *params, *dev;
+  struct raidsim_io io;
+
+  memset (&io, 0, sizeof io);
+  io.dir = RAIDSIM_WRITE;
+  io.len = 4096;
+  params = model_params (ops, slow);
+  dev = ops->create (params, UINT64_C (1) << 30);
+  ck_assert_ptr_nonnull (dev);
+  ck_assert_uint_eq (ops->submit (dev, &io, 0), want_slow);
+  ops->destroy (dev);
+  free (params);
+
+  params = model_params (ops, fast);
+  dev = ops->create (params, UINT64_C (1) << 30);
+  ck_assert_ptr_nonnull (dev);
+  ck_assert_uint_eq (ops->submit (dev, &io, 0), want_fast);
+  ck_assert_ptr_eq (ops->reap (dev, want_fast), &io);
+  io.dir = RAIDSIM_READ;
+  ck_assert_uint_eq (ops->submit (dev, &io, want_fast),
+                     want_fast + want_read);
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
 /* A DRAM buffer absorbs a burst: a write that finds room completes as
  * soon as its data is in, well before any program could end.
  */
@@ -886,6 +937,7 @@ devices_suite (void)
   tcase_add_test (tc, flash_used_writes_slower);
   tcase_add_test (tc, flash_buffer_absorbs_writes);
   tcase_add_test (tc, flash_max_programs);
+  tcase_add_test (tc, flash_write_rate_by_hand);
   suite_add_tcase (s, tc);
   tc = tcase_create ("controller");
   tcase_add_test (tc, controller_write_back_cache);
