@@ -258,19 +258,27 @@ END_TEST
  * pre_read the read of byte 200,000 waits for its sector to come round.
  */
 static raidsim_ns
-hdd_read_by_hand (const struct raidsim_device_ops *ops, void *dev,
-                  struct raidsim_io *io, uint64_t off, raidsim_ns at)
+hdd_read_by_hand_len (const struct raidsim_device_ops *ops, void *dev,
+                      struct raidsim_io *io, uint64_t off, uint64_t len,
+                      raidsim_ns at)
 {
   raidsim_ns t;
 
   memset (io, 0, sizeof *io);
   io->dir = RAIDSIM_READ;
-  io->len = 4096;
+  io->len = len;
   io->offset = off;
   ck_assert_uint_eq (ops->submit (dev, io, at), RAIDSIM_NEVER);
   while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != io)
     ;
   return t;
+}
+
+static raidsim_ns
+hdd_read_by_hand (const struct raidsim_device_ops *ops, void *dev,
+                  struct raidsim_io *io, uint64_t off, raidsim_ns at)
+{
+  return hdd_read_by_hand_len (ops, dev, io, off, 4096, at);
 }
 
 START_TEST (hdd_pre_read_by_hand)
@@ -311,6 +319,109 @@ START_TEST (hdd_pre_read_by_hand)
   t1 = hdd_read_by_hand (ops, dev, &io[1], 200000, t0);
   ck_assert_msg (t1 > t0 + T / 2, "no pre-read: byte 200000 a miss, at %lu",
                  (unsigned long) t1);
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
+/* A segment being read ahead into is a ring of segment_size bytes, by
+ * hand.  At 6000 rpm and 100 MB/s a track holds 1,000,000 bytes and the
+ * head passes one byte each 10 ns.  A read of byte 0 waits a whole turn
+ * and ends at T + X; read-ahead then fills its 1 MiB segment to byte
+ * 4,096 + 1,048,576 and stops, 10.49 ms later.  A read of the last block
+ * below 1 MiB, 15 ms after, is a hit (done O after it is submitted) and
+ * lets read-ahead go on to one segment past it, byte 2,097,152: at most
+ * a turn to find the sector, then 10.44 ms.  25 ms after that the
+ * segment holds bytes 1,048,576 to 2,097,152 only: byte 1,500,000 is a
+ * hit, and byte 4,096, overwritten since, is a miss, which costs at
+ * least its transfer after the overhead (O + X).  Each of the last two
+ * reads is tried on a drive of its own, since each changes the cache.
+ */
+START_TEST (hdd_readahead_segment_is_a_ring)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "segment_size", "1M",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  static const uint64_t last[2] = { 1500000, 4096 };
+  const raidsim_ns T = 10 * MS, O = 100 * US, X = 40960;
+  void *params = model_params (ops, kv);
+  unsigned k;
+
+  for (k = 0; k < 2; ++k) {
+    void *dev = ops->create (params, UINT64_C (100000000000));
+    struct raidsim_io io[3];
+    raidsim_ns t0, t1, t2, s;
+
+    ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+    t0 = hdd_read_by_hand (ops, dev, &io[0], 0, 0);
+    ck_assert_msg (t0 + 1 >= T + X && t0 <= T + X + 1, "first read at %lu",
+                   (unsigned long) t0);
+    s = t0 + 15 * MS;
+    t1 = hdd_read_by_hand (ops, dev, &io[1], 1048576 - 4096, s);
+    ck_assert_msg (t1 + 1 >= s + O && t1 <= s + O + 1,
+                   "read-ahead block: a hit at %lu, want %lu",
+                   (unsigned long) t1, (unsigned long) (s + O));
+    s = t1 + 25 * MS;
+    t2 = hdd_read_by_hand (ops, dev, &io[2], last[k], s);
+    if (k == 0)
+      ck_assert_msg (t2 + 1 >= s + O && t2 <= s + O + 1,
+                     "byte 1500000: a hit at %lu, want %lu",
+                     (unsigned long) t2, (unsigned long) (s + O));
+    else
+      ck_assert_msg (t2 + 1 >= s + O + X, "byte 4096 left the 1 MiB ring: "
+                     "a miss, at %lu, not before %lu", (unsigned long) t2,
+                     (unsigned long) (s + O + X));
+    ops->destroy (dev);
+  }
+  free (params);
+}
+END_TEST
+
+/* Prefetch follows the host's contiguous reads, even those another
+ * segment answers, by hand (6000 rpm, 100 MB/s: a track of 1,000,000
+ * bytes, all of these in cylinder 0).  A read of byte 1,000,000 leaves
+ * a segment holding bytes 1,004,096 to 2,052,672 once read-ahead has
+ * stopped.  A read of byte 0 starts a stream in a second segment; 30 ms
+ * later a read of bytes 4,096 to 1,004,096 is a hit there and moves its
+ * read-ahead limit to 2,052,672.  The next read, bytes 1,004,096 to
+ * 2,052,672, contiguous, is a hit in the first segment, far ahead of
+ * the head: prefetch moves on to the blocks beyond it, so 30 ms later
+ * (a turn at most to find the sector, then 41 us) the block at
+ * 2,052,672 is a hit, done O after it is submitted.  Had read-ahead
+ * stayed behind, it would have stopped at its limit, 2,052,672, and
+ * that block would be a miss.
+ */
+START_TEST (hdd_prefetch_follows_the_host)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "segment_size", "1M",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  const raidsim_ns O = 100 * US;
+  void *params = model_params (ops, kv), *dev;
+  struct raidsim_io io[5];
+  raidsim_ns t, s;
+
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  t = hdd_read_by_hand (ops, dev, &io[0], 1000000, 0);
+  t = hdd_read_by_hand (ops, dev, &io[1], 0, t + 40 * MS);
+  s = t + 30 * MS;
+  t = hdd_read_by_hand_len (ops, dev, &io[2], 4096, 1000000, s);
+  ck_assert_msg (t <= s + O + 1, "stream: a hit at %lu, want %lu",
+                 (unsigned long) t, (unsigned long) (s + O));
+  s = t;
+  t = hdd_read_by_hand_len (ops, dev, &io[3], 1004096, 1048576, s);
+  ck_assert_msg (t <= s + O + 1, "older segment: a hit at %lu, want %lu",
+                 (unsigned long) t, (unsigned long) (s + O));
+  s = t + 30 * MS;
+  t = hdd_read_by_hand (ops, dev, &io[4], 2052672, s);
+  ck_assert_msg (t + 1 >= s + O && t <= s + O + 1,
+                 "beyond the older segment: prefetched, a hit at %lu, "
+                 "want %lu", (unsigned long) t, (unsigned long) (s + O));
   ops->destroy (dev);
   free (params);
 }
@@ -813,6 +924,8 @@ devices_suite (void)
   tcase_add_test (tc, hdd_members_unsynchronised);
   tcase_add_test (tc, hdd_pre_read_by_hand);
   tcase_add_test (tc, hdd_readahead_streams);
+  tcase_add_test (tc, hdd_readahead_segment_is_a_ring);
+  tcase_add_test (tc, hdd_prefetch_follows_the_host);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);
   tcase_add_test (tc, hdd_destage_by_hand);

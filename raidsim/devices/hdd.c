@@ -66,7 +66,10 @@
  * on, as the host frees room in the ring.  A read that starts inside
  * the segment being read ahead continues the stream without a seek or
  * a lost revolution: that is what makes sequential reads run at the
- * media rate.  With `pre_read` on, a read miss also keeps the sectors
+ * media rate.  A read that continues the host's run of contiguous
+ * reads but is answered by another segment, ahead of the head, moves
+ * the read-ahead on to the blocks beyond it (prefetch follows the
+ * host's addresses, not the segments).  With `pre_read` on, a read miss also keeps the sectors
  * of its track that pass under the head while it waits for the first
  * requested one (from where the head lands, or from the start of the
  * track if it lands past the target): the segment then starts there.
@@ -323,6 +326,11 @@ struct hdd {
   uint64_t dirty_segs;          /* segments the cached ranges hold */
   uint64_t write_cmds;          /* separate cached writes allowed */
   uint64_t destaging;           /* bytes being written out now */
+
+  /* The host's reads as they arrive: the run of contiguous ones that
+   * the latest belongs to is [stream_lo, host_end).
+   */
+  uint64_t stream_lo, host_end;
 };
 
 /* The seek curve's a sqrt N and b N (see the top of the file). */
@@ -581,6 +589,29 @@ seg_hi (const struct hdd *d, int s, double t)
   return hi;
 }
 
+/* The first byte segment s still holds at t.  A segment holds at most
+ * segment_size bytes: while it is being read ahead into, it is a ring,
+ * and what the head adds overwrites the oldest bytes, so the range
+ * behind the latest segment_size bytes is gone (Seagate's product
+ * manuals: "each cache segment is actually a self-contained circular
+ * buffer", Enterprise Performance 10K HDD v8, section 4.5).  Without
+ * this a stream read ahead pass after pass over a span smaller than the
+ * cache kept all of it "cached" in one 1 MB segment.
+ */
+static uint64_t
+seg_lo (const struct hdd *d, int s, double t)
+{
+  uint64_t lo = d->segs[s].lo;
+
+  if (d->ra && s == d->ra_seg) {
+    uint64_t hi = seg_hi (d, s, t);
+
+    if (hi - lo > d->p.segment_size)
+      lo = hi - d->p.segment_size;
+  }
+  return lo;
+}
+
 static void
 seg_fill (struct hdd *d, int s, uint64_t hi)
 {
@@ -647,6 +678,44 @@ ra_extend (struct hdd *d, uint64_t end, double t)
   d->ra_xlim = x_of (d, limit);
 }
 
+/* Whether read io continues the host's current run of contiguous
+ * reads (and is not its first).
+ */
+static bool
+in_stream (const struct hdd *d, const struct raidsim_io *io)
+{
+  return d->stream_lo < io->offset && io->offset < d->host_end;
+}
+
+/* The host's stream has run ahead of the head on data another segment
+ * held, up to byte end: read-ahead moves there.  Prefetch fetches "data
+ * in contiguous logical blocks on the disc immediately beyond that which
+ * was requested by a Read command", and stays on "as long as sequential
+ * read operations request contiguous blocks of data" (Seagate's product
+ * manuals, Prefetch operation and ARLA), whichever segment answered the
+ * read.  The read-ahead segment starts again, empty, at end (what it
+ * held is behind the host), once the head has got there.  Without this
+ * a stream that read through data older segments held (CrystalDiskMark
+ * going over its 50 MB file pass after pass) left its read-ahead
+ * behind, started a new segment further on, and the segments piled up
+ * copies of the file's tail.
+ */
+static void
+ra_jump (struct hdd *d, uint64_t end, double t)
+{
+  double x = ra_x (d, t), xe = x_of (d, end);
+  struct seg *g = &d->segs[d->ra_seg];
+
+  g->lo = g->hi = end;
+  g->used = ++d->stamp;
+  d->ra_x0 = xe;
+  d->ra_t0 = position (d, cyl_of_x (d, x), t, xe, false);
+  d->ra_limit = end + d->p.segment_size;
+  if (d->ra_limit > d->capacity)
+    d->ra_limit = d->capacity;
+  d->ra_xlim = x_of (d, d->ra_limit);
+}
+
 static bool
 read_hit (struct hdd *d, const struct raidsim_io *io, double t)
 {
@@ -664,11 +733,16 @@ read_hit (struct hdd *d, const struct raidsim_io *io, double t)
   for (s = 0; s < d->nseg; ++s) {
     struct seg *g = &d->segs[s];
 
-    if (g->lo <= io->offset && io->offset + io->len <= seg_hi (d, s, t) &&
+    if (seg_lo (d, s, t) <= io->offset &&
+        io->offset + io->len <= seg_hi (d, s, t) &&
         io->len > 0) {
       g->used = ++d->stamp;
       if (d->ra && (int) s == d->ra_seg)
         ra_extend (d, io->offset + io->len, t);
+      else if (d->ra && in_stream (d, io) &&
+               io->offset + io->len > seg_hi (d, d->ra_seg, t) &&
+               io->offset <= d->ra_limit)
+        ra_jump (d, io->offset + io->len, t);
       return true;
     }
   }
@@ -914,11 +988,10 @@ plan_read (struct hdd *d, struct raidsim_io *io, double t, struct plan *pl)
 
   /* Continuing the stream being read ahead: no seek, no wait. */
   if (d->ra) {
-    struct seg *g = &d->segs[d->ra_seg];
     uint64_t hi = seg_hi (d, d->ra_seg, t);
     double x = ra_x (d, t);
 
-    if (g->lo <= io->offset && io->offset <= hi) {
+    if (seg_lo (d, d->ra_seg, t) <= io->offset && io->offset <= hi) {
       pl->seg = d->ra_seg;
       pl->from = hi;
       pl->pre = hi;
@@ -1187,6 +1260,9 @@ static void
 arrive (struct hdd *d, struct raidsim_io *io, raidsim_ns t)
 {
   if (io->dir == RAIDSIM_READ) {
+    if (io->offset != d->host_end)
+      d->stream_lo = io->offset;
+    d->host_end = io->offset + io->len;
     if (read_hit (d, io, t))
       complete (d, io, t);
     else
