@@ -39,6 +39,7 @@ static const char *const policy_names[] = {
   [RAIDSIM_POLICY_LEAST_PENDING] = "least-pending",
   [RAIDSIM_POLICY_SEQUENTIAL] = "sequential",
   [RAIDSIM_POLICY_FIRST] = "first",
+  [RAIDSIM_POLICY_ALL] = "all",
 };
 
 const char *
@@ -144,6 +145,7 @@ choose_copy (struct raidsim_array *a, const struct raid_piece *p)
     return 0;
   switch (a->policy) {
   case RAIDSIM_POLICY_FIRST:
+  case RAIDSIM_POLICY_ALL:      /* split_piece sends every copy */
     return 0;
 
   case RAIDSIM_POLICY_ROUND_ROBIN:
@@ -201,7 +203,7 @@ split_piece (const struct raid_piece *p, void *opaque)
   unsigned k;
   int r;
 
-  if (ctx->dir == RAIDSIM_READ) {
+  if (ctx->dir == RAIDSIM_READ && ctx->a->policy != RAIDSIM_POLICY_ALL) {
     k = choose_copy (ctx->a, p);
     return send (ctx, p->copy[k].member, p->copy[k].offset, p->length);
   }

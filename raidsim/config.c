@@ -29,6 +29,7 @@ static const struct raidsim_enum policy_enums[] = {
   { "least-pending", RAIDSIM_POLICY_LEAST_PENDING },
   { "sequential", RAIDSIM_POLICY_SEQUENTIAL },
   { "first", RAIDSIM_POLICY_FIRST },
+  { "all", RAIDSIM_POLICY_ALL },
   { NULL, 0 },
 };
 
@@ -66,7 +67,10 @@ const struct raidsim_param raidsim_array_params[] = {
     .def = "least-pending", .enums = policy_enums,
     .help = "Which copy a RAID 1 or RAID 10 read goes to, as the plugin's "
     "read-policy: round-robin, least-pending (fewest commands in flight), "
-    "sequential (nearest to the member's last position), first." },
+    "sequential (nearest to the member's last position), first; and, "
+    "in the simulator only, all (every copy is read and the read "
+    "completes when the last copy has answered, as a driver that "
+    "reads both halves of a mirror would)." },
   { .name = "device", .type = RAIDSIM_PT_STRING, .offset = A (device),
     .help = "Device file of the members, relative to this file: one path "
     "for all members, or a comma-separated list with one per member." },

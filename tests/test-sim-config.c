@@ -171,7 +171,7 @@ START_TEST (array_errors)
                      "read_policy = fastest\n");
   expect_error (raidsim_array_config_load, p, 4,
                 "read_policy: 'fastest' is not one of round-robin, "
-                "least-pending, sequential, first");
+                "least-pending, sequential, first, all");
   p = sim_test_file ("a.ini", "[array]\nlevel = 0\nmembers = 3\n"
                      "device = d.ini, d.ini\ncontroller = c.ini\n");
   expect_error (raidsim_array_config_load, p, 4,

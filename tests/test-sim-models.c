@@ -494,6 +494,41 @@ START_TEST (array_read_policies)
 }
 END_TEST
 
+/* read_policy = all: a read goes to every copy, as a write does.  Near
+ * layout, four members, 64 KiB chunks: chunk 1 lives on members 2 and 3
+ * at member offset 0, so 4 KiB at array offset 68 KiB is 4 KiB at
+ * member offset 4 KiB on both; a 128 KiB read from 0 is chunks 0 and 1,
+ * on members 0, 1 and 2, 3.
+ */
+START_TEST (array_read_all_copies)
+{
+  struct raidsim_array *a = array_of (RAID_LEVEL_10, 4, 64 << 10,
+                                      RAIDSIM_POLICY_ALL);
+  struct collected c = { 0 };
+  unsigned i;
+
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 68 << 10, 4096,
+                                         collect, &c), 0);
+  ck_assert_uint_eq (c.n, 2);
+  for (i = 0; i < 2; ++i) {
+    ck_assert_uint_eq (c.cmd[i].member, 2 + i);
+    ck_assert_uint_eq (c.cmd[i].offset, 4096);
+    ck_assert_uint_eq (c.cmd[i].len, 4096);
+  }
+  c.n = 0;
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 0, 128 << 10,
+                                         collect, &c), 0);
+  ck_assert_uint_eq (c.n, 4);
+  for (i = 0; i < 4; ++i) {
+    ck_assert_uint_eq (c.cmd[i].member, i);
+    ck_assert_uint_eq (c.cmd[i].offset, 0);
+    ck_assert_uint_eq (c.cmd[i].len, 64 << 10);
+  }
+  ck_assert_uint_le (c.n, raidsim_array_max_cmds (a, 128 << 10));
+  raidsim_array_free (a);
+}
+END_TEST
+
 START_TEST (array_single_and_bounds)
 {
   struct raidsim_array *a = array_of (RAIDSIM_LEVEL_SINGLE, 1, 0, 0);
@@ -636,6 +671,7 @@ models_suite (void)
   tcase_add_test (tc, array_raid0_split_matches_geometry);
   tcase_add_test (tc, array_raid1_writes_every_copy);
   tcase_add_test (tc, array_read_policies);
+  tcase_add_test (tc, array_read_all_copies);
   tcase_add_test (tc, array_single_and_bounds);
   suite_add_tcase (s, tc);
   tc = tcase_create ("workload");

@@ -25,7 +25,7 @@ awk -F, 'NR > 1 && !($5 > 0) { print "no prediction: " $1; bad = 1 }
          END { exit bad }' rows.csv || fail "a row has no prediction"
 # The fitted rows are the ones the mapping names, and no others.
 nf=$(awk -F, 'NR > 1 && $7 == "yes"' rows.csv | wc -l)
-[ "$nf" -eq 8 ] || fail "expected 8 fitted rows, got $nf"
+[ "$nf" -eq 9 ] || fail "expected 9 fitted rows, got $nf"
 
 grep -q '^  overall ' table.txt || fail "no overall summary"
 for c in optane-900p-vroc hdd-raid0-raid10 x25m-g1-ich10r; do

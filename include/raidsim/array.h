@@ -24,12 +24,17 @@
  */
 #define RAIDSIM_LEVEL_SINGLE (-1)
 
-/* The plugin's read-policy names and default (least-pending). */
+/* The plugin's read-policy names and default (least-pending), and one
+ * the plugin does not have: ALL reads every copy and the read completes
+ * when the last has answered (a model of a RAID driver, not a policy a
+ * real RAID would choose for speed).
+ */
 enum raidsim_read_policy {
   RAIDSIM_POLICY_ROUND_ROBIN,
   RAIDSIM_POLICY_LEAST_PENDING,
   RAIDSIM_POLICY_SEQUENTIAL,
   RAIDSIM_POLICY_FIRST,
+  RAIDSIM_POLICY_ALL,
 };
 
 struct raidsim_array_params {
