@@ -82,6 +82,13 @@ const struct raidsim_param raidsim_fio_params[] = {
     "finished, as fio does; the drives keep their state (caches, flash "
     "wear) from one job to the next.  Times (ramp_time, runtime) count "
     "from the job's own start.  In [global] it separates every job." },
+  { .name = "norandommap", .type = RAIDSIM_PT_BOOL,
+    .offset = J (norandommap), .def = "0",
+    .help = "A flag: random jobs draw every offset afresh, uniformly over "
+    "the region, without regard to the blocks already done, so some "
+    "blocks are done twice in a pass and some not at all (fio's "
+    "norandommap).  Without it a random job does every block once per "
+    "pass." },
   RAIDSIM_PARAM_END,
 };
 #undef J

@@ -41,6 +41,7 @@ struct row {
   bool time_based;
   bool hidden;                  /* run, but not reported */
   unsigned points;              /* > 0: a surface scan of this many jobs */
+  bool norandommap;             /* random offsets drawn with replacement */
 };
 
 struct preset {
@@ -62,13 +63,17 @@ struct preset {
  * unscored ("Preparing...") before the scored passes and reports the
  * best scored pass; the passes are alike once the drives' caches have
  * settled, so the unscored pass is run (hidden) and one scored pass
- * stands for the best of them.
+ * stands for the best of them.  Its random tests draw every offset
+ * afresh, (xor128 () % split) x block size (DiskBench.cpp of
+ * CrystalDiskMark 2.x, the loop read above), with no
+ * map of the blocks already done: norandommap.
  */
 #define CDM(name, rw, bs, qd) \
-  { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0 }, \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0 }
+  { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0, \
+    true }, \
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true }
 static const struct row cdm3_rows[] = {
-  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0 },
+  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },
   CDM ("seq-read", READ, MiB, 1),
   CDM ("seq-write", WRITE, MiB, 1),
   CDM ("512k-read", RANDREAD, 512 * KiB, 1),
@@ -80,13 +85,13 @@ static const struct row cdm3_rows[] = {
 };
 #undef CDM
 #define CDM(name, rw, bs, qd) \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0 }
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, false }
 
 /* CrystalDiskMark 8's default set: every read test, then every write
  * test, 5 s each over a 1 GiB test file.
  */
 static const struct row cdm8_rows[] = {
-  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0 },
+  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },
   CDM ("SEQ1M-Q8T1-read", READ, MiB, 8),
   CDM ("SEQ1M-Q1T1-read", READ, MiB, 1),
   CDM ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32),
@@ -103,7 +108,7 @@ static const struct row cdm8_rows[] = {
  * our assumption: see docs/presets.md).
  */
 #define WIN(name, rw, bs) \
-  { name, R (rw), bs, 1, 0, 5 * SEC, 0, 0, false, false, 0 }
+  { name, R (rw), bs, 1, 0, 5 * SEC, 0, 0, false, false, 0, false }
 static const struct row winsat_rows[] = {
   WIN ("Random 16.0 Read", RANDREAD, 16 * KiB),
   WIN ("Sequential 64.0 Read", READ, 64 * KiB),
@@ -116,10 +121,12 @@ static const struct row winsat_rows[] = {
  * gives the minimum, maximum and average of the points' rates.
  */
 static const struct row hdtune_read_rows[] = {
-  { "read", R (READ), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100 },
+  { "read", R (READ), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100,
+    false },
 };
 static const struct row hdtune_write_rows[] = {
-  { "write", R (WRITE), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100 },
+  { "write", R (WRITE), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100,
+    false },
 };
 
 /* The four-corner QD sweep: sequential 128 KiB and random 4 KiB, reads
@@ -128,7 +135,7 @@ static const struct row hdtune_write_rows[] = {
  */
 #define FC1(name, rw, bs, qd) \
   { name "-qd" #qd, R (rw), bs, qd, SPAN, SEC, 100 * MSEC, 100000, true, \
-    false, 0 }
+    false, 0, false }
 #define FC(name, rw, bs) \
   FC1 (name, rw, bs, 1), FC1 (name, rw, bs, 2), FC1 (name, rw, bs, 4), \
   FC1 (name, rw, bs, 8), FC1 (name, rw, bs, 16), FC1 (name, rw, bs, 32)
@@ -282,6 +289,8 @@ fill_job (struct raidsim_job *j, const struct row *r, unsigned line,
     SET (TIME_BASED, time_based, true);
   if (stonewall)
     SET (STONEWALL, stonewall, true);
+  if (r->norandommap && raidsim_rw_is_random (r->rw))
+    SET (NORANDOMMAP, norandommap, true);
 #undef SET
   j->hidden = r->hidden;
 }

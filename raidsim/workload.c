@@ -65,7 +65,9 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   }
 
   req->dir = pick_dir (w);
-  if (w->random)
+  if (w->random && j->norandommap)
+    block = raidsim_rng_below (&w->rng, w->nblocks);
+  else if (w->random)
     block = raidsim_perm_next (&w->perm);
   else {
     block = w->seq_block[req->dir];

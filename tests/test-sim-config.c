@@ -216,9 +216,9 @@ START_TEST (fio_errors)
                 "direct: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   /* A fio flag without a value is an option too. */
-  p = sim_test_file ("j.fio", "[job1]\nruntime=10\nnorandommap\n");
+  p = sim_test_file ("j.fio", "[job1]\nruntime=10\ngroup_reporting\n");
   expect_error (raidsim_jobfile_load, p, 3,
-                "norandommap: fio option not in raidsim's subset "
+                "group_reporting: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   p = sim_test_file ("j.fio", "[job1]\ntime_based\n");
   expect_error (raidsim_jobfile_load, p, 2,
@@ -359,7 +359,8 @@ START_TEST (fio_global_and_jobs)
                      "[third]\n"
                      "[global]\n"
                      "numjobs=2\n"
-                     "[fourth]\n");
+                     "[fourth]\n"
+                     "norandommap\n");
   jf = raidsim_jobfile_load (p);
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
   ck_assert_uint_eq (jf->njobs, 4);
@@ -378,6 +379,9 @@ START_TEST (fio_global_and_jobs)
   ck_assert_uint_eq (jf->jobs[2].line, 10);
   ck_assert_uint_eq (jf->jobs[3].numjobs, 2);
   ck_assert_uint_eq (jf->jobs[3].bs, 65536);
+  /* A bare flag sets it, as fio's norandommap. */
+  ck_assert (jf->jobs[3].norandommap);
+  ck_assert (!jf->jobs[2].norandommap);
   raidsim_jobfile_free (jf);
 }
 END_TEST

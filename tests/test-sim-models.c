@@ -619,6 +619,41 @@ START_TEST (workload_random_visits_each_block_once)
 }
 END_TEST
 
+/* norandommap: each offset is drawn afresh, uniformly over the region.
+ * n draws over n blocks then leave a block undone with probability
+ * (1 - 1/n)^n, so about n (1 - 1/e) distinct blocks: 632.3 for
+ * n = 1000, with a standard deviation of about 10 (occupancy:
+ * n e^-1 (1 - 2 e^-1) = 97.2 is the variance); the random map does all
+ * 1000 (the test above).
+ */
+START_TEST (workload_norandommap_draws_afresh)
+{
+  struct raidsim_job j = job_with (RAIDSIM_RW_RANDREAD, 8192);
+  struct raidsim_worker w;
+  struct raidsim_hostreq r;
+  unsigned char seen[1000] = { 0 };
+  unsigned i, distinct = 0;
+
+  j.norandommap = true;
+  raidsim_worker_init (&w, &j, 8192, 1000, 3, 0, 0);
+  for (i = 0; i < 1000; ++i) {
+    uint64_t b;
+
+    ck_assert (raidsim_worker_next (&w, 0, &r));
+    ck_assert_uint_eq ((r.offset - 8192) % 8192, 0);
+    b = (r.offset - 8192) / 8192;
+    ck_assert_uint_lt (b, 1000);
+    distinct += !seen[b];
+    seen[b] = 1;
+  }
+  /* Five standard deviations either side. */
+  ck_assert_msg (distinct > 582 && distinct < 682,
+                 "%u distinct blocks in 1000 draws", distinct);
+  /* size counts bytes, not blocks: one pass's worth of bytes is done. */
+  ck_assert (!raidsim_worker_next (&w, 0, &r));
+}
+END_TEST
+
 START_TEST (workload_limits_and_mix)
 {
   struct raidsim_job j = job_with (RAIDSIM_RW_RANDMIXED, 4096);
@@ -677,6 +712,7 @@ models_suite (void)
   tc = tcase_create ("workload");
   tcase_add_test (tc, workload_sequential_wraps_and_stops);
   tcase_add_test (tc, workload_random_visits_each_block_once);
+  tcase_add_test (tc, workload_norandommap_draws_afresh);
   tcase_add_test (tc, workload_limits_and_mix);
   suite_add_tcase (s, tc);
   return s;

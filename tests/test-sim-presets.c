@@ -71,6 +71,21 @@ check_jobs (const struct raidsim_jobfile *jf, const struct want *w,
   }
 }
 
+/* CrystalDiskMark 3 draws every random offset afresh (norandommap);
+ * its sequential tests have no offsets to draw.
+ */
+static void
+check_norandommap (const struct raidsim_jobfile *jf, bool want)
+{
+  unsigned i;
+
+  for (i = 0; i < jf->njobs; ++i)
+    ck_assert_msg (jf->jobs[i].norandommap ==
+                   (want && raidsim_rw_is_random (jf->jobs[i].rw)),
+                   "%s: norandommap %d", jf->jobs[i].name,
+                   jf->jobs[i].norandommap);
+}
+
 #define R(x) RAIDSIM_RW_##x
 
 START_TEST (cdm3)
@@ -101,6 +116,7 @@ START_TEST (cdm3)
   jf = raidsim_preset_expand ("cdm3:50MB", 100 * GiB);
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
   check_jobs (jf, w, 17, 50 * MiB, 5 * SEC, true);
+  check_norandommap (jf, true);
   raidsim_jobfile_free (jf);
 
   jf = raidsim_preset_expand ("cdm3:1000MB", 100 * GiB);

@@ -34,7 +34,7 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_RW, RAIDSIM_FIO_BS, RAIDSIM_FIO_IODEPTH, RAIDSIM_FIO_NUMJOBS,
   RAIDSIM_FIO_SIZE, RAIDSIM_FIO_OFFSET, RAIDSIM_FIO_RWMIXREAD,
   RAIDSIM_FIO_NUMBER_IOS, RAIDSIM_FIO_RUNTIME, RAIDSIM_FIO_RAMP_TIME,
-  RAIDSIM_FIO_TIME_BASED, RAIDSIM_FIO_STONEWALL,
+  RAIDSIM_FIO_TIME_BASED, RAIDSIM_FIO_STONEWALL, RAIDSIM_FIO_NORANDOMMAP,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -53,6 +53,7 @@ struct raidsim_job {
   uint64_t ramp_time;           /* ns */
   bool time_based;              /* keep going until runtime, over and over */
   bool stonewall;               /* wait for the jobs before to finish */
+  bool norandommap;             /* random offsets drawn with replacement */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
 
   /* Not fio options: set by the preset expander (preset.c). */

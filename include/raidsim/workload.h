@@ -11,7 +11,8 @@
  *     wrap at its end; reads and writes of rw= keep separate positions;
  *   - random jobs visit every block of the region once per pass, in a
  *     seeded pseudo-random order (fio's default random map; the order
- *     itself differs from fio's);
+ *     itself differs from fio's); with norandommap each offset is drawn
+ *     uniformly and independently, as fio then does;
  *   - rwmixread picks each I/O's direction at random;
  *   - a thread stops issuing when it has issued size bytes (unless
  *     time_based) or number_ios I/Os since ramp_time, or when runtime has
