@@ -703,8 +703,10 @@ plan_build (struct plan *pl, uint64_t offset, uint64_t count)
  *    connections.
  * 4. least-pending: the candidate whose member has the fewest I/Os in
  *    flight (md's choice for non-rotational members); ties go to the
- *    earlier copy.  A request's own I/Os count as they are submitted,
- *    so the pieces of one request spread over the copies.
+ *    earlier copy.  Every piece of a request is chosen before any of
+ *    them is submitted, so a request's own pieces do not count: they
+ *    stay on one copy where the counts allow, and go to that member as
+ *    one run (raidsim's array.c chooses the same way with merge_pieces).
  * 5. sequential: a candidate whose member's last I/O ended exactly where
  *    this copy starts, so a stream stays on one member; otherwise the
  *    candidate whose last I/O ended nearest (md's choice for disks).
