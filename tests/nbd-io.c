@@ -18,7 +18,10 @@
  * got.  Exits 0 if every request succeeded, 1 if any failed (each
  * failure is printed), 2 on bad usage or input.
  *
- * Used by tests/test-stats.sh, which works out from the geometry what
+ * --unaligned lets requests off the server's minimum block size go out
+ * (libnbd refuses them by default).
+ *
+ * Used by tests/test-stats.sh and tests/test-nbd-minblock.sh, which works out from the geometry what
  * member I/O these requests must cause and compares that with the
  * plugin's statistics.
  *
@@ -133,7 +136,7 @@ pause_at (const char *path)
 static void
 usage (void)
 {
-  fprintf (stderr, "usage: nbd-io [--depth N] URI < REQUESTS\n");
+  fprintf (stderr, "usage: nbd-io [--depth N] [--unaligned] URI < REQUESTS\n");
   exit (2);
 }
 
@@ -142,6 +145,7 @@ main (int argc, char *argv[])
 {
   static const struct option long_opts[] = {
     { "depth", required_argument, NULL, 'd' },
+    { "unaligned", no_argument, NULL, 'u' },
     { "help", no_argument, NULL, 'h' },
     { NULL },
   };
@@ -149,15 +153,19 @@ main (int argc, char *argv[])
   struct request *reqs;
   size_t n, next = 0;
   unsigned depth = 1;
+  bool unaligned = false;
   char *rbuf, *wbuf;
   int c;
 
-  while ((c = getopt_long (argc, argv, "d:h", long_opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "d:uh", long_opts, NULL)) != -1) {
     switch (c) {
     case 'd':
       depth = strtoul (optarg, NULL, 10);
       if (depth < 1 || depth > 1024)
         usage ();
+      break;
+    case 'u':
+      unaligned = true;
       break;
     default:
       usage ();
@@ -179,6 +187,16 @@ main (int argc, char *argv[])
   memset (wbuf, 0x5a, MAX_LENGTH);
 
   nbd = nbd_create ();
+  /* --unaligned: send requests off the server's minimum block size
+   * instead of having libnbd refuse them here, to see what the server
+   * does with them.
+   */
+  if (nbd != NULL && unaligned &&
+      nbd_set_strict_mode (nbd, nbd_get_strict_mode (nbd)
+                           & ~LIBNBD_STRICT_ALIGN) == -1) {
+    fprintf (stderr, "nbd-io: %s\n", nbd_get_error ());
+    exit (1);
+  }
   if (nbd == NULL || nbd_connect_uri (nbd, argv[optind]) == -1) {
     fprintf (stderr, "nbd-io: %s\n", nbd_get_error ());
     exit (1);

@@ -116,6 +116,7 @@ struct config {
   const char *io;
   uint64_t max_inflight;        /* 0: not passed */
   const char *member_via;
+  uint64_t member_min_block;    /* 0: the servers state no minimum */
   const char *plugin;
   bool keep;
   bool verbose;
@@ -172,6 +173,11 @@ static const struct opt_desc opts[] = {
     "how the plugin reaches each member: file, nbd-unix or nbd-tcp "
     "(served by nbdkit file), comma-separated, one for all or one "
     "per member" },
+  { "member-min-block", 'B', OPT_SIZE, CFG (member_min_block), NULL,
+    2, 64 * KiB,
+    "NBD members' servers require requests aligned to this (nbdkit's "
+    "blocksize-policy filter); the array must advertise it, and the "
+    "test's requests are aligned to it" },
   { "plugin", 'p', OPT_STRING, CFG (plugin), NULL, 0, 0,
     "plugin path; default $RAID_PLUGIN, else "
     "../plugins/raid/nbdkit-raid-plugin.so beside this program" },
@@ -195,6 +201,7 @@ static struct config cfg;
 static const char *progname = "test-differential";
 static struct refmap ref;
 static unsigned char *model;    /* what the array must hold, ref.size bytes */
+static uint64_t align = 1;      /* every request's offset and length */
 
 /* Temporary files.  Kept in fixed buffers so that the signal handler can
  * remove them without allocating.  The directory name is kept short
@@ -638,6 +645,11 @@ parse_options (int argc, char *argv[], bool *seed_given)
              progname, cfg.chunk);
     exit (EXIT_FAILURE);
   }
+  if ((cfg.member_min_block & (cfg.member_min_block - 1)) != 0) {
+    fprintf (stderr, "%s: --member-min-block: %" PRIu64 " is not a power "
+             "of two\n", progname, cfg.member_min_block);
+    exit (EXIT_FAILURE);
+  }
   if (cfg.copies && cfg.level != 10) {
     fprintf (stderr, "%s: --copies is only for RAID 10\n", progname);
     exit (EXIT_FAILURE);
@@ -1051,6 +1063,15 @@ parse_member_via (void)
   }
   for (m = n; m < cfg.member.n; ++m)
     member_via[m] = member_via[0];
+  if (cfg.member_min_block) {
+    for (m = 0; m < cfg.member.n && member_via[m] == VIA_FILE; ++m)
+      ;
+    if (m == cfg.member.n) {
+      fprintf (stderr, "%s: --member-min-block needs a member reached "
+               "over NBD (--member-via)\n", progname);
+      exit (EXIT_FAILURE);
+    }
+  }
 }
 
 static bool
@@ -1091,8 +1112,8 @@ free_port (void)
 static bool
 start_member_server (const char *nbdkit, unsigned m)
 {
-  const char *argv[16];
-  char port[16], file[TMPFILE_MAX + 8];
+  const char *argv[24];
+  char port[16], file[TMPFILE_MAX + 8], minimum[40];
   double deadline;
   size_t n = 0;
   pid_t pid;
@@ -1124,9 +1145,20 @@ start_member_server (const char *nbdkit, unsigned m)
   }
   if (cfg.nbdkit_verbose)
     argv[n++] = "-v";
+  if (cfg.member_min_block)
+    argv[n++] = "--filter=blocksize-policy";
   argv[n++] = "file";
   snprintf (file, sizeof file, "file=%s", member_path[m]);
   argv[n++] = file;
+  if (cfg.member_min_block) {
+    /* "error": an unaligned request fails with EINVAL rather than being
+     * fixed up, so a misaligned member I/O cannot go unnoticed.
+     */
+    snprintf (minimum, sizeof minimum, "blocksize-minimum=%" PRIu64,
+              cfg.member_min_block);
+    argv[n++] = minimum;
+    argv[n++] = "blocksize-error-policy=error";
+  }
   argv[n] = NULL;
 
   pid = fork ();
@@ -1700,6 +1732,19 @@ pick_len (uint64_t max)
   return MAX (1, MIN (len, max));
 }
 
+/* Widen a range to the array's minimum block size.  ref.size is a
+ * multiple of it, so the result still fits.
+ */
+static void
+align_range (uint64_t *offset, uint64_t *len)
+{
+  uint64_t start = *offset & ~(align - 1);
+  uint64_t end = (*offset + *len + align - 1) & ~(align - 1);
+
+  *offset = start;
+  *len = end - start;
+}
+
 static void
 pick_range (enum op_type type, uint64_t *offset, uint64_t *len)
 {
@@ -1712,6 +1757,9 @@ pick_range (enum op_type type, uint64_t *offset, uint64_t *len)
   if (rnd () % 16 != 0)
     max = MIN (max, MAX (8 * ref.chunk, 4 * MiB));
   max = MIN (max, ref.size);
+  /* Room for align_range to widen it. */
+  if (align > 1)
+    max = max > 2 * align ? max - 2 * align : align;
   l = pick_len (max);
 
   switch (rnd () % 8) {
@@ -1739,6 +1787,7 @@ pick_range (enum op_type type, uint64_t *offset, uint64_t *len)
     off = rnd () % 2 ? ref.size - l : rnd_range (0, ref.size - l);
   *offset = off;
   *len = l;
+  align_range (offset, len);
 }
 
 static unsigned char *
@@ -1834,10 +1883,13 @@ boundary_sweep (void)
     before = rnd_range (1, MIN (p, ref.chunk + 1));
     after = rnd_range (p < ref.size ? 1 : 0,
                        MIN (ref.size - p, ref.chunk + 1));
-    issue (OP_WRITE, 0, conn_w, p - before, before + after,
-           data_for (OP_WRITE, before + after));
+    off = p - before;
+    len = before + after;
+    align_range (&off, &len);
+    issue (OP_WRITE, 0, conn_w, off, len, data_for (OP_WRITE, len));
     off = p - MIN (p, before + 1);
     len = MIN (ref.size - off, (p - off) + after + 1);
+    align_range (&off, &len);
     issue (OP_READ, 0, conn_r, off, len, data_for (OP_READ, len));
   }
 }
@@ -1859,6 +1911,23 @@ read_back (void)
 /*----------------------------------------------------------------------
  * Connections.
  */
+
+/* The array must advertise its members' minimum block size (1 for
+ * members that state none), and the test then keeps to it.
+ */
+static void
+check_block_size (void)
+{
+  int64_t minimum = nbd_get_block_size (conn[0], LIBNBD_SIZE_MINIMUM);
+  uint64_t want = MAX (cfg.member_min_block, 1);
+
+  if (minimum == -1)
+    die ("nbd_get_block_size: %s", nbd_get_error ());
+  if ((uint64_t) MAX (minimum, 1) != want)
+    fail ("the export advertises a minimum block size of %" PRId64
+          ", expected %" PRIu64, minimum, want);
+  align = want;
+}
 
 static void
 connect_all (void)
@@ -1912,6 +1981,7 @@ connect_all (void)
    * just don't ask.
    */
   can_fast_zero = nbd_can_fast_zero (conn[0]) == 1;
+  check_block_size ();
   can_op[OP_EXTENTS] =
     nbd_can_meta_context (conn[0], LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
   if (nbd_is_read_only (conn[0]) == 1)

@@ -11,13 +11,16 @@
  *     firmware's pace, and a long random-write stream at the pace the
  *     mechanism destages: 1 / (average seek + write settle + half a
  *     revolution + transfer) when there is room for one write, better
- *     when destaging can choose its order; with pre_read a miss also
+ *     when destaging can choose its order; by hand, destaging takes
+ *     the cached write that comes round first, and write_commands
+ *     bounds the writes cached; with pre_read a miss also
  *     caches what passed under the head while it waited for its sector;
  *   - flash: one read takes overhead + read_time + the channel and
  *     interface transfers; reads scale with queue depth as the
  *     channels x dies allow, up to saturation; a used drive writes
  *     slower than a fresh one, by its write amplification exactly;
- *     max_programs bounds how many dies program at once;
+ *     max_programs bounds how many dies program at once; write data
+ *     crosses at write_rate when that is below interface_rate;
  *   - the controller's write-back cache acknowledges writes at once
  *     (or after their copy, at cache_copy_rate) until it is full, and
  *     then at the member's pace; by watermark it flushes only what is
@@ -255,19 +258,27 @@ END_TEST
  * pre_read the read of byte 200,000 waits for its sector to come round.
  */
 static raidsim_ns
-hdd_read_by_hand (const struct raidsim_device_ops *ops, void *dev,
-                  struct raidsim_io *io, uint64_t off, raidsim_ns at)
+hdd_read_by_hand_len (const struct raidsim_device_ops *ops, void *dev,
+                      struct raidsim_io *io, uint64_t off, uint64_t len,
+                      raidsim_ns at)
 {
   raidsim_ns t;
 
   memset (io, 0, sizeof *io);
   io->dir = RAIDSIM_READ;
-  io->len = 4096;
+  io->len = len;
   io->offset = off;
   ck_assert_uint_eq (ops->submit (dev, io, at), RAIDSIM_NEVER);
   while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != io)
     ;
   return t;
+}
+
+static raidsim_ns
+hdd_read_by_hand (const struct raidsim_device_ops *ops, void *dev,
+                  struct raidsim_io *io, uint64_t off, raidsim_ns at)
+{
+  return hdd_read_by_hand_len (ops, dev, io, off, 4096, at);
 }
 
 START_TEST (hdd_pre_read_by_hand)
@@ -308,6 +319,109 @@ START_TEST (hdd_pre_read_by_hand)
   t1 = hdd_read_by_hand (ops, dev, &io[1], 200000, t0);
   ck_assert_msg (t1 > t0 + T / 2, "no pre-read: byte 200000 a miss, at %lu",
                  (unsigned long) t1);
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
+/* A segment being read ahead into is a ring of segment_size bytes, by
+ * hand.  At 6000 rpm and 100 MB/s a track holds 1,000,000 bytes and the
+ * head passes one byte each 10 ns.  A read of byte 0 waits a whole turn
+ * and ends at T + X; read-ahead then fills its 1 MiB segment to byte
+ * 4,096 + 1,048,576 and stops, 10.49 ms later.  A read of the last block
+ * below 1 MiB, 15 ms after, is a hit (done O after it is submitted) and
+ * lets read-ahead go on to one segment past it, byte 2,097,152: at most
+ * a turn to find the sector, then 10.44 ms.  25 ms after that the
+ * segment holds bytes 1,048,576 to 2,097,152 only: byte 1,500,000 is a
+ * hit, and byte 4,096, overwritten since, is a miss, which costs at
+ * least its transfer after the overhead (O + X).  Each of the last two
+ * reads is tried on a drive of its own, since each changes the cache.
+ */
+START_TEST (hdd_readahead_segment_is_a_ring)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "segment_size", "1M",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  static const uint64_t last[2] = { 1500000, 4096 };
+  const raidsim_ns T = 10 * MS, O = 100 * US, X = 40960;
+  void *params = model_params (ops, kv);
+  unsigned k;
+
+  for (k = 0; k < 2; ++k) {
+    void *dev = ops->create (params, UINT64_C (100000000000));
+    struct raidsim_io io[3];
+    raidsim_ns t0, t1, t2, s;
+
+    ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+    t0 = hdd_read_by_hand (ops, dev, &io[0], 0, 0);
+    ck_assert_msg (t0 + 1 >= T + X && t0 <= T + X + 1, "first read at %lu",
+                   (unsigned long) t0);
+    s = t0 + 15 * MS;
+    t1 = hdd_read_by_hand (ops, dev, &io[1], 1048576 - 4096, s);
+    ck_assert_msg (t1 + 1 >= s + O && t1 <= s + O + 1,
+                   "read-ahead block: a hit at %lu, want %lu",
+                   (unsigned long) t1, (unsigned long) (s + O));
+    s = t1 + 25 * MS;
+    t2 = hdd_read_by_hand (ops, dev, &io[2], last[k], s);
+    if (k == 0)
+      ck_assert_msg (t2 + 1 >= s + O && t2 <= s + O + 1,
+                     "byte 1500000: a hit at %lu, want %lu",
+                     (unsigned long) t2, (unsigned long) (s + O));
+    else
+      ck_assert_msg (t2 + 1 >= s + O + X, "byte 4096 left the 1 MiB ring: "
+                     "a miss, at %lu, not before %lu", (unsigned long) t2,
+                     (unsigned long) (s + O + X));
+    ops->destroy (dev);
+  }
+  free (params);
+}
+END_TEST
+
+/* Prefetch follows the host's contiguous reads, even those another
+ * segment answers, by hand (6000 rpm, 100 MB/s: a track of 1,000,000
+ * bytes, all of these in cylinder 0).  A read of byte 1,000,000 leaves
+ * a segment holding bytes 1,004,096 to 2,052,672 once read-ahead has
+ * stopped.  A read of byte 0 starts a stream in a second segment; 30 ms
+ * later a read of bytes 4,096 to 1,004,096 is a hit there and moves its
+ * read-ahead limit to 2,052,672.  The next read, bytes 1,004,096 to
+ * 2,052,672, contiguous, is a hit in the first segment, far ahead of
+ * the head: prefetch moves on to the blocks beyond it, so 30 ms later
+ * (a turn at most to find the sector, then 41 us) the block at
+ * 2,052,672 is a hit, done O after it is submitted.  Had read-ahead
+ * stayed behind, it would have stopped at its limit, 2,052,672, and
+ * that block would be a miss.
+ */
+START_TEST (hdd_prefetch_follows_the_host)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "segment_size", "1M",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  const raidsim_ns O = 100 * US;
+  void *params = model_params (ops, kv), *dev;
+  struct raidsim_io io[5];
+  raidsim_ns t, s;
+
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  t = hdd_read_by_hand (ops, dev, &io[0], 1000000, 0);
+  t = hdd_read_by_hand (ops, dev, &io[1], 0, t + 40 * MS);
+  s = t + 30 * MS;
+  t = hdd_read_by_hand_len (ops, dev, &io[2], 4096, 1000000, s);
+  ck_assert_msg (t <= s + O + 1, "stream: a hit at %lu, want %lu",
+                 (unsigned long) t, (unsigned long) (s + O));
+  s = t;
+  t = hdd_read_by_hand_len (ops, dev, &io[3], 1004096, 1048576, s);
+  ck_assert_msg (t <= s + O + 1, "older segment: a hit at %lu, want %lu",
+                 (unsigned long) t, (unsigned long) (s + O));
+  s = t + 30 * MS;
+  t = hdd_read_by_hand (ops, dev, &io[4], 2052672, s);
+  ck_assert_msg (t + 1 >= s + O && t <= s + O + 1,
+                 "beyond the older segment: prefetched, a hit at %lu, "
+                 "want %lu", (unsigned long) t, (unsigned long) (s + O));
   ops->destroy (dev);
   free (params);
 }
@@ -414,6 +528,114 @@ START_TEST (hdd_write_stream_destage_bound)
   ck_assert_msg (few > 0.97 * one && few < many,
                  "random 4K writes, two segments: %.2f IOPS, between %.2f "
                  "and %.2f", few, one, many);
+}
+END_TEST
+
+/* Destaging by hand.  At 6000 rpm and 100 MB/s a track holds 1,000,000
+ * bytes and a turn takes T = 10 ms; with four heads, bytes 0 to
+ * 3,999,999 are one cylinder, so no write here seeks, and byte o passes
+ * under the head at frac (o / 1,000,000) of a turn.  Three 4 KiB writes
+ * are submitted at 0, in this order: C at byte 800,000 (angle 0.8), B
+ * at 500,000 (0.5), A at 1,100,000 (the second track, angle 0.1).  They
+ * are cached and acknowledged at O = 100 us, the head then at angle
+ * 0.01.  write_commands = 3: three entries fill the room, so destaging
+ * starts at once although destage_delay is 1 s.  Shortest positioning
+ * first writes A (starts 0.1 T = 1 ms, ends 40.96 us later), then B
+ * (5 ms to 5.04096 ms): in arrival order C would come first, in byte
+ * order B.  One entry of three is less than half the room, so C waits
+ * for the idle timer: it starts at 5.04096 ms + 1 s, the head at angle
+ * 0.504096, and goes at angle 0.8, 2.95904 ms later: it ends at
+ * 1 s + 8.04096 ms.
+ *
+ * With write_commands = 2 the third write (A, submitted last) finds no
+ * entry: it is acknowledged only when the first destage ends.  B and C
+ * fill the room, so that starts at once: B first (5.04096 ms).
+ */
+static void
+hdd_write_by_hand (struct raidsim_io *io, uint64_t off)
+{
+  memset (io, 0, sizeof *io);
+  io->dir = RAIDSIM_WRITE;
+  io->len = 4096;
+  io->offset = off;
+}
+
+START_TEST (hdd_destage_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv3[] = {
+    "rpm", "6000", "overhead", "100us", "rate_outer", "100MB/s",
+    "rate_inner", "100MB/s", "write_commands", "3", "destage_delay", "1s",
+    NULL
+  };
+  static const char *const kv2[] = {
+    "rpm", "6000", "overhead", "100us", "rate_outer", "100MB/s",
+    "rate_inner", "100MB/s", "write_commands", "2", "destage_delay", "1s",
+    NULL
+  };
+  const raidsim_ns X = 40960, O = 100 * US, S = RAIDSIM_NS_PER_S;
+  const raidsim_ns want[] = { 1 * MS + X, 5 * MS + X, S + 8 * MS + X };
+  const uint64_t off[3] = { 800000, 500000, 1100000 };
+  struct raidsim_io io[3];
+  raidsim_ns t, idle[16], acked[3];
+  unsigned i, n;
+  void *params, *dev;
+
+  params = model_params (ops, kv3);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  for (i = 0; i < 3; ++i) {
+    hdd_write_by_hand (&io[i], off[i]);
+    ck_assert_uint_eq (ops->submit (dev, &io[i], 0), RAIDSIM_NEVER);
+  }
+  /* Every moment next () names at which no write is acknowledged is the
+   * mechanism's: a destage ending or the idle timer.
+   */
+  n = 0;
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER) {
+    struct raidsim_io *done = ops->reap (dev, t);
+
+    if (done)
+      ck_assert_msg (t == O, "write at byte %lu acknowledged at %lu",
+                     (unsigned long) done->offset, (unsigned long) t);
+    else {
+      ck_assert_uint_lt (n, 16);
+      idle[n++] = t;
+    }
+  }
+  /* A ends, B ends, the timer fires at B's end + 1 s, C ends. */
+  ck_assert_uint_eq (n, 4);
+  ck_assert_msg (idle[0] + 2 >= want[0] && idle[0] <= want[0] + 2,
+                 "first destage (A) ends at %lu", (unsigned long) idle[0]);
+  ck_assert_msg (idle[1] + 2 >= want[1] && idle[1] <= want[1] + 2,
+                 "second destage (B) ends at %lu", (unsigned long) idle[1]);
+  ck_assert_msg (idle[2] + 2 >= want[1] + S && idle[2] <= want[1] + S + 2,
+                 "idle timer at %lu", (unsigned long) idle[2]);
+  ck_assert_msg (idle[3] + 3 >= want[2] && idle[3] <= want[2] + 3,
+                 "last destage (C) ends at %lu", (unsigned long) idle[3]);
+  ops->destroy (dev);
+  free (params);
+
+  params = model_params (ops, kv2);
+  dev = ops->create (params, UINT64_C (100000000000));
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  for (i = 0; i < 3; ++i) {
+    hdd_write_by_hand (&io[i], off[i]);
+    ck_assert_uint_eq (ops->submit (dev, &io[i], 0), RAIDSIM_NEVER);
+  }
+  memset (acked, 0, sizeof acked);
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER && t < S) {
+    struct raidsim_io *done = ops->reap (dev, t);
+
+    if (done)
+      acked[done - io] = t;
+  }
+  ck_assert_uint_eq (acked[0], O);
+  ck_assert_uint_eq (acked[1], O);
+  ck_assert_msg (acked[2] + 2 >= want[1] && acked[2] <= want[1] + 2,
+                 "third write acknowledged at %lu", (unsigned long) acked[2]);
+  ops->destroy (dev);
+  free (params);
 }
 END_TEST
 
@@ -546,6 +768,56 @@ START_TEST (flash_max_programs)
 }
 END_TEST
 
+/* One write with no buffer, by hand: the controller's overhead, the
+ * bytes in at the lower of write_rate and interface_rate, the page
+ * across the channel, the program.  A write_rate above interface_rate
+ * changes nothing, and reads never pay it.
+ */
+START_TEST (flash_write_rate_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("flash");
+  static const char *const slow[] = {
+    "overhead", "3us", "page_size", "4K", "program_time", "100us",
+    "channel_rate", "400MB/s", "interface_rate", "500MB/s",
+    "cache_size", "0", "write_rate", "200MB/s", NULL
+  };
+  static const char *const fast[] = {
+    "overhead", "3us", "page_size", "4K", "program_time", "100us",
+    "channel_rate", "400MB/s", "interface_rate", "500MB/s",
+    "cache_size", "0", "write_rate", "1000MB/s", "read_time", "50us", NULL
+  };
+  /* 4096 B at 200 MB/s is 20480 ns, at 500 MB/s 8192 ns, at 400 MB/s
+   * (the channel) 10240 ns.
+   */
+  const raidsim_ns want_slow = 3 * US + 20480 + 10240 + 100 * US;
+  const raidsim_ns want_fast = 3 * US + 8192 + 10240 + 100 * US;
+  const raidsim_ns want_read = 3 * US + 50 * US + 10240 + 8192;
+  void *params, *dev;
+  struct raidsim_io io;
+
+  memset (&io, 0, sizeof io);
+  io.dir = RAIDSIM_WRITE;
+  io.len = 4096;
+  params = model_params (ops, slow);
+  dev = ops->create (params, UINT64_C (1) << 30);
+  ck_assert_ptr_nonnull (dev);
+  ck_assert_uint_eq (ops->submit (dev, &io, 0), want_slow);
+  ops->destroy (dev);
+  free (params);
+
+  params = model_params (ops, fast);
+  dev = ops->create (params, UINT64_C (1) << 30);
+  ck_assert_ptr_nonnull (dev);
+  ck_assert_uint_eq (ops->submit (dev, &io, 0), want_fast);
+  ck_assert_ptr_eq (ops->reap (dev, want_fast), &io);
+  io.dir = RAIDSIM_READ;
+  ck_assert_uint_eq (ops->submit (dev, &io, want_fast),
+                     want_fast + want_read);
+  ops->destroy (dev);
+  free (params);
+}
+END_TEST
+
 /* A DRAM buffer absorbs a burst: a write that finds room completes as
  * soon as its data is in, well before any program could end.
  */
@@ -652,8 +924,11 @@ devices_suite (void)
   tcase_add_test (tc, hdd_members_unsynchronised);
   tcase_add_test (tc, hdd_pre_read_by_hand);
   tcase_add_test (tc, hdd_readahead_streams);
+  tcase_add_test (tc, hdd_readahead_segment_is_a_ring);
+  tcase_add_test (tc, hdd_prefetch_follows_the_host);
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);
+  tcase_add_test (tc, hdd_destage_by_hand);
   suite_add_tcase (s, tc);
   tc = tcase_create ("flash");
   tcase_set_timeout (tc, 60);
@@ -662,6 +937,7 @@ devices_suite (void)
   tcase_add_test (tc, flash_used_writes_slower);
   tcase_add_test (tc, flash_buffer_absorbs_writes);
   tcase_add_test (tc, flash_max_programs);
+  tcase_add_test (tc, flash_write_rate_by_hand);
   suite_add_tcase (s, tc);
   tc = tcase_create ("controller");
   tcase_add_test (tc, controller_write_back_cache);

@@ -425,17 +425,26 @@ nbdm_open (struct member *m)
    */
   atomic_store (&m->no_fast_zero, !np->can_fast_zero);
 
-  /* The array sends byte-granular requests at any offset.  A server
-   * that wants them aligned would refuse some writes, which would fail
-   * the member; better to say so now.
+  /* A server that wants aligned requests gets them: the array
+   * advertises the largest minimum of its members and refuses requests
+   * not aligned to it (raid.c), and since chunks are multiples of it
+   * every member I/O is aligned too.  The NBD protocol only allows
+   * powers of two up to 64K, so anything else is a broken server.
    */
   minimum = nbd_get_block_size (np->nbd, LIBNBD_SIZE_MINIMUM);
   if (minimum > 1) {
-    nbdkit_error ("member: %s: the server only accepts requests aligned "
-                  "to %" PRId64 " bytes; the raid plugin needs byte "
-                  "granularity (serve it through nbdkit's blocksize filter)",
-                  m->name, minimum);
-    return -1;
+    if (minimum > 65536 || (minimum & (minimum - 1)) != 0) {
+      nbdkit_error ("member: %s: the server's minimum block size %" PRId64
+                    " is not a power of two up to 64K", m->name, minimum);
+      return -1;
+    }
+    if (m->size % minimum != 0) {
+      nbdkit_error ("member: %s: the export's size %" PRIu64 " is not a "
+                    "multiple of its minimum block size %" PRId64,
+                    m->name, m->size, minimum);
+      return -1;
+    }
+    m->min_block = minimum;
   }
   maximum = nbd_get_block_size (np->nbd, LIBNBD_SIZE_MAXIMUM);
   np->max_data = maximum > 0 ? MIN ((uint64_t) maximum, LIBNBD_MAX_DATA)
@@ -449,11 +458,13 @@ nbdm_open (struct member *m)
 
   nbdkit_debug ("raid: member %u: %s: NBD export of %" PRIu64 " bytes%s, "
                 "flush %d, fua %d, trim %d, zero %d, fast zero %d, "
-                "base:allocation %d, max request %" PRIu64 ", identity %s",
+                "base:allocation %d, min block %" PRIu32
+                ", max request %" PRIu64 ", identity %s",
                 m->index, m->name, m->size,
                 m->read_only ? " (read-only)" : "", np->can_flush,
                 np->can_fua, np->can_trim, np->can_zero, np->can_fast_zero,
-                np->base_allocation, np->max_data, m->identity);
+                np->base_allocation, m->min_block, np->max_data,
+                m->identity);
   return 0;
 }
 

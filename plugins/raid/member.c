@@ -35,6 +35,7 @@ member_open (struct member *m)
   pthread_mutex_init (&m->slot_lock, NULL);
   pthread_cond_init (&m->slot_cond, NULL);
   stats_init (&m->stats);
+  m->min_block = 1;
   return m->ops->open (m);
 }
 

@@ -157,6 +157,9 @@ struct member {
   char *identity;               /* same identity = same member twice */
   bool read_only;
   bool can_trim, can_zero, can_flush, can_fua;
+  uint32_t min_block;           /* requests must be aligned to this; a
+                                 * power of two, 1 unless the backend
+                                 * says otherwise */
 
   /* Set once and never cleared: there is no resync yet, so a member that
    * missed a write must never be read again.

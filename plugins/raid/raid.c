@@ -307,6 +307,42 @@ check_duplicates (void)
   return 0;
 }
 
+/* The array's minimum block size: the largest of its members' (all
+ * powers of two, so every member's divides it).  1 for files.
+ */
+static uint32_t align = 1;
+
+/* Every member I/O stays aligned if the chunk and the array's size are
+ * multiples of every member's minimum block size; check both before
+ * anything is served.
+ */
+static int
+check_alignment (void)
+{
+  unsigned i, big = 0;
+
+  for (i = 0; i < nmembers; ++i)
+    if (members[i].min_block > align) {
+      align = members[i].min_block;
+      big = i;
+    }
+  if (align == 1)
+    return 0;
+  if (cfg.level != RAID_LEVEL_1 && cfg.chunk % align != 0) {
+    nbdkit_error ("chunk: %" PRIu64 " is not a multiple of %" PRIu32
+                  ", the minimum block size of member %s",
+                  cfg.chunk, align, members[big].name);
+    return -1;
+  }
+  if (raid_geom_size (geom) % align != 0) {
+    nbdkit_error ("member: %s: the array's size %" PRIu64 " is not a "
+                  "multiple of this member's minimum block size %" PRIu32,
+                  members[big].name, raid_geom_size (geom), align);
+    return -1;
+  }
+  return 0;
+}
+
 static int
 raid_config_complete (void)
 {
@@ -367,6 +403,8 @@ raid_config_complete (void)
     nbdkit_error ("%s", raid_geom_error ());
     return -1;
   }
+  if (check_alignment () == -1)
+    return -1;
   stats_init (&array_stats);
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
                 ", %u copies, size %" PRIu64 ", %u zones, read-policy %s",
@@ -483,12 +521,15 @@ static int
 raid_block_size (void *handle,
                  uint32_t *minimum, uint32_t *preferred, uint32_t *maximum)
 {
-  /* Any byte range works; the chunk is the natural unit to send since a
-   * request inside one chunk touches one member (per copy).
+  /* Any byte range works unless a member wants aligned requests; the
+   * chunk is the natural unit to send since a request inside one chunk
+   * touches one member (per copy).
    */
-  *minimum = 1;
+  *minimum = align;
   *preferred = raid_geom_level (geom) == RAID_LEVEL_1 ? 4096
     : raid_geom_chunk (geom) > (32 << 20) ? (32 << 20) : raid_geom_chunk (geom);
+  if (*preferred < align)
+    *preferred = align;
   *maximum = 0xffffffff;
   return 0;
 }
@@ -1195,14 +1236,34 @@ counted (int op, uint64_t count, size_t pieces, uint64_t start_ns, int r)
   return r;
 }
 
+/* nbdkit 1.32 does not hold clients to the minimum block size we
+ * advertise, and a member would refuse the unaligned I/O, failing it:
+ * refuse the request instead, as the NBD protocol allows.
+ */
+static int
+aligned (const char *op, uint64_t count, uint64_t offset)
+{
+  if (((offset | count) & (align - 1)) == 0)
+    return 1;
+  nbdkit_error ("%s: offset %" PRIu64 " count %" PRIu64 " is not aligned "
+                "to the array's minimum block size %" PRIu32,
+                op, offset, count, align);
+  errno = EINVAL;
+  return 0;
+}
+
 static int
 raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
-  uint64_t t = stats_start (&array_stats);
+  uint64_t t;
   size_t pieces = 0;
-  int r = do_read (buf, count, offset, &pieces);
+  int r;
 
+  if (!aligned ("pread", count, offset))
+    return -1;
+  t = stats_start (&array_stats);
+  r = do_read (buf, count, offset, &pieces);
   return counted (MOP_READ, count, pieces, t, r);
 }
 
@@ -1210,30 +1271,42 @@ static int
 raid_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
              uint32_t flags)
 {
-  uint64_t t = stats_start (&array_stats);
+  uint64_t t;
   size_t pieces = 0;
-  int r = do_write (MOP_WRITE, buf, count, offset, flags, &pieces);
+  int r;
 
+  if (!aligned ("pwrite", count, offset))
+    return -1;
+  t = stats_start (&array_stats);
+  r = do_write (MOP_WRITE, buf, count, offset, flags, &pieces);
   return counted (MOP_WRITE, count, pieces, t, r);
 }
 
 static int
 raid_zero (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  uint64_t t = stats_start (&array_stats);
+  uint64_t t;
   size_t pieces = 0;
-  int r = do_write (MOP_ZERO, NULL, count, offset, flags, &pieces);
+  int r;
 
+  if (!aligned ("zero", count, offset))
+    return -1;
+  t = stats_start (&array_stats);
+  r = do_write (MOP_ZERO, NULL, count, offset, flags, &pieces);
   return counted (MOP_ZERO, count, pieces, t, r);
 }
 
 static int
 raid_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  uint64_t t = stats_start (&array_stats);
+  uint64_t t;
   size_t pieces = 0;
-  int r = do_write (MOP_TRIM, NULL, count, offset, flags, &pieces);
+  int r;
 
+  if (!aligned ("trim", count, offset))
+    return -1;
+  t = stats_start (&array_stats);
+  r = do_write (MOP_TRIM, NULL, count, offset, flags, &pieces);
   return counted (MOP_TRIM, count, pieces, t, r);
 }
 

@@ -15,7 +15,12 @@
  *   3. The host interface: every byte in or out crosses it at
  *      `interface_rate` (one timeline for both directions, as SATA has;
  *      0 is unlimited).  A read's pages go out as each comes off its
- *      channel, so large reads pipeline.
+ *      channel, so large reads pipeline.  Write data may be taken in
+ *      more slowly, at `write_rate`: drives whose data sheets give a
+ *      lower sequential write than read figure, with no flash
+ *      program bound to explain it (an Optane drive writes in place),
+ *      have a slower write path in the controller, and the write's
+ *      bytes hold the interface while they cross it.
  *
  * Dies serve their commands in arrival order.  A channel or the
  * interface, though, may be free while an earlier command still waits
@@ -121,6 +126,7 @@ struct flash_params {
   uint64_t write_amplification; /* thousandths */
   uint64_t unwritten_read;
   uint64_t max_programs;
+  uint64_t write_rate;
 };
 
 /* Write-buffer slots at most (32 MiB of timestamps). */
@@ -191,6 +197,12 @@ static const struct raidsim_param flash_params[] = {
     .help = "Page programs the drive runs at once at most (power budget, "
     "write path); bounds the sustained write rate at any queue depth.  "
     "0: every die may program at once." },
+  { .name = "write_rate", .type = RAIDSIM_PT_RATE,
+    .offset = P (write_rate), .def = "0",
+    .help = "Rate at which the drive takes in write data, when below "
+    "interface_rate (a write path slower than the link: the data "
+    "sheet's sequential write figure); the bytes still hold the "
+    "interface while they cross.  0: writes cross at interface_rate." },
   RAIDSIM_PARAM_END,
 };
 #undef P
@@ -560,7 +572,12 @@ do_write (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
           raidsim_ns now)
 {
   uint64_t ps = d->p.page_size;
-  raidsim_ns in, done, xi = xfer (io->len, d->p.interface_rate);
+  uint64_t rate = d->p.interface_rate;
+  raidsim_ns in, done, xi;
+
+  if (d->p.write_rate && (rate == 0 || d->p.write_rate < rate))
+    rate = d->p.write_rate;
+  xi = xfer (io->len, rate);
 
   if (d->map)
     map_set_range (d, io->offset, io->len);

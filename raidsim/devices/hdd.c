@@ -66,7 +66,10 @@
  * on, as the host frees room in the ring.  A read that starts inside
  * the segment being read ahead continues the stream without a seek or
  * a lost revolution: that is what makes sequential reads run at the
- * media rate.  With `pre_read` on, a read miss also keeps the sectors
+ * media rate.  A read that continues the host's run of contiguous
+ * reads but is answered by another segment, ahead of the head, moves
+ * the read-ahead on to the blocks beyond it (prefetch follows the
+ * host's addresses, not the segments).  With `pre_read` on, a read miss also keeps the sectors
  * of its track that pass under the head while it waits for the first
  * requested one (from where the head lands, or from the start of the
  * track if it lands past the target): the segment then starts there.
@@ -88,25 +91,32 @@
  * writes: a few 4 KiB random writes fill it, and the drive chooses
  * among those few when it destages, which is what keeps such drives to
  * a few hundred random writes a second even over a span of a few
- * cylinders.  Without it (adaptive caches) writes are packed and only
- * the bytes count.  A
+ * cylinders.  Without it (adaptive caches) writes are packed and the
+ * bytes count, and `write_commands`, if set, bounds the separate
+ * writes the firmware keeps track of (one entry each, however small):
+ * the number the drive chooses among when it destages.  A
  * write is acknowledged at once only while that room lasts; a write
  * that finds none waits until a destage frees it, so a long write
  * stream is acknowledged at the pace the mechanism destages.  Destaging
  * starts once the mechanism has had no host command to serve for
  * `destage_delay`, or at once if the cached writes fill half their
- * room; it goes in pieces of at most one segment (so a read that
- * arrives meanwhile waits for one piece at most), and it competes with
- * host reads when writes are waiting.  Writes that touch or overlap
- * merge (a rewrite of cached data costs nothing more).  The next range
- * to destage is the one of shortest positioning time among the
- * DESTAGE_WINDOW cached ranges nearest the head on each side, which is
- * where the shortest one nearly always is, at a bounded cost per
- * choice: sequential writes destage at close to the media rate, random
- * writes a little faster than random QD1 writes, by as much as the
- * choice among the few cached ranges shortens positioning.  A read
- * wholly inside a cached
- * write is a hit (the write drops any read segment it overlaps).
+ * room, in whatever bounds it (bytes, segments or entries: a few 4 KiB
+ * writes fill every write segment or entry with a sliver of the bytes,
+ * and waiting for the bytes would leave the mechanism idle while writes
+ * queue for room); it goes in pieces of at most one segment (so a
+ * read that arrives meanwhile waits for one piece at most), and it
+ * competes with host reads when writes are waiting.  Writes that touch
+ * or overlap merge (a rewrite of cached data costs nothing more).  The
+ * next range to destage is the one of shortest positioning time (seek,
+ * settle and rotational wait) among the DESTAGE_WINDOW cached ranges
+ * nearest the head on each side, which is where the shortest one nearly
+ * always is, at a bounded cost per choice, as drives order their
+ * destaging by rotational position: sequential writes destage at close
+ * to the media rate, and random writes faster than random QD1 writes by
+ * as much as the choice among the cached ranges shortens positioning
+ * (with tens of them over a few cylinders, several go per revolution).
+ * A read wholly inside a cached write is a hit (the write drops any
+ * read segment it overlaps).
  *
  * Queueing.  With `ncq` on the drive holds up to `queue_depth` commands
  * and serves next the one with the shortest positioning time (seek plus
@@ -149,6 +159,7 @@ struct hdd_params {
   bool write_cache;
   uint64_t write_cache_size;
   uint64_t write_segments;
+  uint64_t write_commands;
   uint64_t destage_delay;
   bool ncq;
   uint64_t queue_depth;
@@ -225,6 +236,14 @@ static const struct raidsim_param hdd_params[] = {
     "destaging chooses among those few (drives of the SATA II era: "
     "write_cache_size / segment_size).  0: writes are packed into "
     "write_cache_size, as in adaptive caches." },
+  { .name = "write_commands", .type = RAIDSIM_PT_UINT,
+    .offset = P (write_commands), .def = "0", .min = 0, .max = 65536,
+    .unit = "writes",
+    .help = "Firmware that packs write data (adaptive caches) still "
+    "keeps one entry per separate cached write (a write that continues "
+    "a cached range joins it): at most this many wait, and destaging "
+    "chooses among them.  0: only the bytes (and write_segments) "
+    "count." },
   { .name = "destage_delay", .type = RAIDSIM_PT_TIME,
     .offset = P (destage_delay), .def = "2ms", .min = 0,
     .max = 10 * RAIDSIM_NS_PER_S,
@@ -304,7 +323,14 @@ struct hdd {
   unsigned ndirty, dirty_cap;
   uint64_t dirty_bytes, dirty_max;
   uint64_t write_segs;          /* segments cached writes may hold */
+  uint64_t dirty_segs;          /* segments the cached ranges hold */
+  uint64_t write_cmds;          /* separate cached writes allowed */
   uint64_t destaging;           /* bytes being written out now */
+
+  /* The host's reads as they arrive: the run of contiguous ones that
+   * the latest belongs to is [stream_lo, host_end).
+   */
+  uint64_t stream_lo, host_end;
 };
 
 /* The seek curve's a sqrt N and b N (see the top of the file). */
@@ -410,6 +436,7 @@ hdd_create (const void *params, uint64_t capacity)
     if (d->dirty_max > p->write_cache_size)
       d->dirty_max = p->write_cache_size;
     d->write_segs = p->write_segments ? p->write_segments : UINT64_MAX;
+    d->write_cmds = p->write_commands ? p->write_commands : UINT64_MAX;
     d->dirty_cap = d->dirty_max / 4096 + 64;
     d->dirty = calloc (d->dirty_cap, sizeof d->dirty[0]);
     if (d->segs == NULL || d->dirty == NULL)
@@ -562,6 +589,29 @@ seg_hi (const struct hdd *d, int s, double t)
   return hi;
 }
 
+/* The first byte segment s still holds at t.  A segment holds at most
+ * segment_size bytes: while it is being read ahead into, it is a ring,
+ * and what the head adds overwrites the oldest bytes, so the range
+ * behind the latest segment_size bytes is gone (Seagate's product
+ * manuals: "each cache segment is actually a self-contained circular
+ * buffer", Enterprise Performance 10K HDD v8, section 4.5).  Without
+ * this a stream read ahead pass after pass over a span smaller than the
+ * cache kept all of it "cached" in one 1 MB segment.
+ */
+static uint64_t
+seg_lo (const struct hdd *d, int s, double t)
+{
+  uint64_t lo = d->segs[s].lo;
+
+  if (d->ra && s == d->ra_seg) {
+    uint64_t hi = seg_hi (d, s, t);
+
+    if (hi - lo > d->p.segment_size)
+      lo = hi - d->p.segment_size;
+  }
+  return lo;
+}
+
 static void
 seg_fill (struct hdd *d, int s, uint64_t hi)
 {
@@ -628,6 +678,44 @@ ra_extend (struct hdd *d, uint64_t end, double t)
   d->ra_xlim = x_of (d, limit);
 }
 
+/* Whether read io continues the host's current run of contiguous
+ * reads (and is not its first).
+ */
+static bool
+in_stream (const struct hdd *d, const struct raidsim_io *io)
+{
+  return d->stream_lo < io->offset && io->offset < d->host_end;
+}
+
+/* The host's stream has run ahead of the head on data another segment
+ * held, up to byte end: read-ahead moves there.  Prefetch fetches "data
+ * in contiguous logical blocks on the disc immediately beyond that which
+ * was requested by a Read command", and stays on "as long as sequential
+ * read operations request contiguous blocks of data" (Seagate's product
+ * manuals, Prefetch operation and ARLA), whichever segment answered the
+ * read.  The read-ahead segment starts again, empty, at end (what it
+ * held is behind the host), once the head has got there.  Without this
+ * a stream that read through data older segments held (CrystalDiskMark
+ * going over its 50 MB file pass after pass) left its read-ahead
+ * behind, started a new segment further on, and the segments piled up
+ * copies of the file's tail.
+ */
+static void
+ra_jump (struct hdd *d, uint64_t end, double t)
+{
+  double x = ra_x (d, t), xe = x_of (d, end);
+  struct seg *g = &d->segs[d->ra_seg];
+
+  g->lo = g->hi = end;
+  g->used = ++d->stamp;
+  d->ra_x0 = xe;
+  d->ra_t0 = position (d, cyl_of_x (d, x), t, xe, false);
+  d->ra_limit = end + d->p.segment_size;
+  if (d->ra_limit > d->capacity)
+    d->ra_limit = d->capacity;
+  d->ra_xlim = x_of (d, d->ra_limit);
+}
+
 static bool
 read_hit (struct hdd *d, const struct raidsim_io *io, double t)
 {
@@ -645,11 +733,16 @@ read_hit (struct hdd *d, const struct raidsim_io *io, double t)
   for (s = 0; s < d->nseg; ++s) {
     struct seg *g = &d->segs[s];
 
-    if (g->lo <= io->offset && io->offset + io->len <= seg_hi (d, s, t) &&
+    if (seg_lo (d, s, t) <= io->offset &&
+        io->offset + io->len <= seg_hi (d, s, t) &&
         io->len > 0) {
       g->used = ++d->stamp;
       if (d->ra && (int) s == d->ra_seg)
         ra_extend (d, io->offset + io->len, t);
+      else if (d->ra && in_stream (d, io) &&
+               io->offset + io->len > seg_hi (d, d->ra_seg, t) &&
+               io->offset <= d->ra_limit)
+        ra_jump (d, io->offset + io->len, t);
       return true;
     }
   }
@@ -759,10 +852,21 @@ dirty_room (const struct hdd *d, uint64_t off, uint64_t len)
   if (d->dirty_bytes + d->destaging + len > d->dirty_max ||
       d->ndirty >= d->dirty_cap)
     return false;
+  if (d->write_cmds != UINT64_MAX) {
+    /* The piece being destaged keeps its entry until it is written;
+     * the ranges the write touches become one.
+     */
+    uint64_t n = d->ndirty + (d->destaging > 0) + 1;
+
+    for (j = dirty_find (d, off); j < d->ndirty && d->dirty[j].off <= hi;
+         ++j)
+      n--;
+    if (n > d->write_cmds)
+      return false;
+  }
   if (d->write_segs == UINT64_MAX)
     return true;
-  for (i = 0; i < d->ndirty; ++i)
-    used += segs_for (d, d->dirty[i].len);
+  used += d->dirty_segs;
   /* The ranges it touches become one. */
   for (j = i = dirty_find (d, off); j < d->ndirty && d->dirty[j].off <= hi;
        ++j) {
@@ -799,7 +903,7 @@ static void
 dirty_add (struct hdd *d, uint64_t off, uint64_t len)
 {
   unsigned i = dirty_find (d, off), j = i;
-  uint64_t lo = off, hi = off + len, old = 0;
+  uint64_t lo = off, hi = off + len, old = 0, oldsegs = 0;
 
   while (j < d->ndirty && d->dirty[j].off <= hi) {
     if (d->dirty[j].off < lo)
@@ -807,6 +911,7 @@ dirty_add (struct hdd *d, uint64_t off, uint64_t len)
     if (d->dirty[j].off + d->dirty[j].len > hi)
       hi = d->dirty[j].off + d->dirty[j].len;
     old += d->dirty[j].len;
+    oldsegs += segs_for (d, d->dirty[j].len);
     j++;
   }
   if (j == i) {
@@ -821,10 +926,28 @@ dirty_add (struct hdd *d, uint64_t off, uint64_t len)
   }
   d->dirty[i] = (struct extent) { lo, hi - lo };
   d->dirty_bytes += (hi - lo) - old;
+  d->dirty_segs += segs_for (d, hi - lo) - oldsegs;
   segs_trim (d);
 }
 
 /* ---- planning and serving ---- */
+
+/* Whether the cached writes fill half their room, counted in what
+ * bounds it: bytes, and with write_segments or write_commands, segments
+ * or entries too (a few 4 KiB writes can fill every write segment or
+ * entry while using a sliver of the bytes).
+ */
+static bool
+dirty_half_full (const struct hdd *d)
+{
+  if (d->dirty_bytes + d->destaging >= d->dirty_max / 2)
+    return true;
+  if (d->write_cmds != UINT64_MAX &&
+      2 * (d->ndirty + (d->destaging > 0)) >= d->write_cmds)
+    return true;
+  return d->write_segs != UINT64_MAX &&
+    2 * (d->dirty_segs + segs_for (d, d->destaging)) >= d->write_segs;
+}
 
 /* When an idle mechanism starts destaging, if nothing comes first: after
  * destage_delay, or at once when the cached writes fill half their
@@ -835,7 +958,7 @@ destage_at (const struct hdd *d)
 {
   if (d->busy || d->ndirty == 0 || d->media.head)
     return RAIDSIM_NEVER;
-  if (d->dirty_bytes + d->destaging >= d->dirty_max / 2)
+  if (dirty_half_full (d))
     return d->free_at;
   return d->free_at + d->p.destage_delay;
 }
@@ -865,11 +988,10 @@ plan_read (struct hdd *d, struct raidsim_io *io, double t, struct plan *pl)
 
   /* Continuing the stream being read ahead: no seek, no wait. */
   if (d->ra) {
-    struct seg *g = &d->segs[d->ra_seg];
     uint64_t hi = seg_hi (d, d->ra_seg, t);
     double x = ra_x (d, t);
 
-    if (g->lo <= io->offset && io->offset <= hi) {
+    if (seg_lo (d, d->ra_seg, t) <= io->offset && io->offset <= hi) {
       pl->seg = d->ra_seg;
       pl->from = hi;
       pl->pre = hi;
@@ -1036,8 +1158,10 @@ start_op (struct hdd *d, const struct plan *pl, raidsim_ns t)
     struct extent *e = &d->dirty[pl->ext];
     uint64_t n = pl->to - pl->from;
 
+    d->dirty_segs -= segs_for (d, e->len);
     e->off += n;
     e->len -= n;
+    d->dirty_segs += segs_for (d, e->len);
     d->dirty_bytes -= n;
     d->destaging = n;
     if (e->len == 0) {
@@ -1136,6 +1260,9 @@ static void
 arrive (struct hdd *d, struct raidsim_io *io, raidsim_ns t)
 {
   if (io->dir == RAIDSIM_READ) {
+    if (io->offset != d->host_end)
+      d->stream_lo = io->offset;
+    d->host_end = io->offset + io->len;
     if (read_hit (d, io, t))
       complete (d, io, t);
     else
