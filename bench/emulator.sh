@@ -24,7 +24,9 @@
 # whose speed drifts (a shared or throttled VM) affects the anchor and
 # the setups alike.  Prints one table: median IOPS and MB/s (10^6
 # bytes/s) per job and setup, the median of the per-round ratios to the
-# anchor with their range, and the target it must meet:
+# anchor with their range, the target it must meet, and the nbdkit
+# server's CPU time per I/O (a busy machine disturbs it much less than
+# it disturbs IOPS):
 #   RAID 0 (both engines)  >= 0.95x the anchor on all four jobs;
 #   RAID 1 and RAID 10     >= 0.95x on reads, >= 0.45x on writes (every
 #                          byte is written twice).
@@ -121,17 +123,34 @@ if [ -n "$BASELINE" ]; then
   done
 fi
 
-# run_fio NAME URI RW BS DEPTH: run one job; prints "IOPS BYTES-PER-S".
+# cpu_ticks PID: user + system CPU time of the whole process so far.
+cpu_ticks () { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+clk_tck=$(getconf CLK_TCK)
+ramp_s=$(awk -v r="$RAMP" 'BEGIN {
+  if (r ~ /ms$/) print r / 1000; else if (r ~ /us$/) print r / 1e6;
+  else print r + 0 }')
+
+# run_fio NAME URI RW BS DEPTH PID: run one job; prints "IOPS
+# BYTES-PER-S CPU-US-PER-IO", the last the CPU time the server PID used
+# during the whole run (ramp included) over the I/Os of the whole run
+# (IOPS times ramp and runtime: the ramp runs at about the same rate).
 run_fio ()
 {
-  local out=$work/fio-$1.json
+  local out=$work/fio-$1.json t0 t1
+  t0=$(cpu_ticks "$6")
   # The engine's own options (--uri) must come after --ioengine.
   fio --name="$1" "${fio_common[@]}" --uri="$2" --rw="$3" --bs="$4" \
       --iodepth="$5" --output="$out" >/dev/null
+  t1=$(cpu_ticks "$6")
   perl -MJSON::PP -e '
-    local $/; my $j = decode_json (<>)->{jobs}[0];
+    local $/; my $j = decode_json (<STDIN>)->{jobs}[0];
     my $d = $j->{read}{io_bytes} ? $j->{read} : $j->{write};
-    printf "%.0f %.0f\n", $d->{iops}, $d->{bw_bytes};' "$out"
+    my ($ticks, $tck, $secs) = @ARGV;
+    my $ios = $d->{iops} * $secs;
+    printf "%.0f %.0f %.1f\n", $d->{iops}, $d->{bw_bytes},
+      $ios > 0 ? $ticks / $tck * 1e6 / $ios : 0;' \
+    "$(( t1 - t0 ))" "$clk_tck" "$(awk -v a="$RUNTIME" -v b="$ramp_s" \
+                                   'BEGIN { print a + b }')" <"$out"
 }
 
 # load: the load average and, where the kernel has PSI, the share of
@@ -146,7 +165,7 @@ load ()
 }
 load_before=$(load)
 
-declare -A iops mbs ratios
+declare -A iops mbs ratios cpus pids
 log=$work/nbdkit.log
 active=()
 
@@ -177,6 +196,7 @@ for s in "${setups[@]}"; do
     serve "$d/sock" "$log" --threads "$THREADS" "$plugin" \
       $params "${files[@]}"
   fi
+  pids[$name]=$SERVE_PID
   say "$desc: prefilling $SIZE"
   fio --name=prefill --ioengine=nbd --uri="nbd+unix:///?socket=$d/sock" \
       --rw=write --bs=1M --iodepth=8 --size="$SIZE" \
@@ -193,11 +213,14 @@ for (( round = 1; round <= ROUNDS; round++ )); do
     for s in "${active[@]}"; do
       IFS='|' read -r name desc _ <<<"$s"
       uri="nbd+unix:///?socket=$work/$name/sock"
-      read -r io bw < <(run_fio "$name-$rw" "$uri" "$rw" "$bs" "$depth")
+      read -r io bw cpu < <(run_fio "$name-$rw" "$uri" "$rw" "$bs" \
+                                    "$depth" "${pids[$name]}")
       iops[$name,$jname]+=" $io"
       mbs[$name,$jname]+=" $bw"
+      cpus[$name,$jname]+=" $cpu"
       say "round $round/$ROUNDS: $desc: $jname: $io IOPS," \
-          "$(awk -v b="$bw" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s"
+          "$(awk -v b="$bw" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s," \
+          "server CPU $cpu us per I/O"
     done
     # Each round's ratio, against the anchor of the same round.
     for s in "${active[@]}"; do
@@ -233,10 +256,12 @@ echo "before: $load_before; after: $(load)"
 echo "plugin: $RAID_PLUGIN${BASELINE:+; baseline (NAME, base): $BASELINE}"
 echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
 echo "medians over the rounds, ratio the median of each round's IOPS ratio"
-echo "to that round's anchor (range in brackets)"
+echo "to that round's anchor (range in brackets); cpu/IO the median of"
+echo "the server's CPU time per I/O in microseconds (user + system, all"
+echo "its threads)"
 echo
-printf '%-20s %-17s %8s %8s %5s %-11s %6s %s\n' \
-  setup job IOPS MB/s ratio "(range)" target verdict
+printf '%-20s %-17s %8s %8s %7s %5s %-11s %6s %s\n' \
+  setup job IOPS MB/s cpu/IO ratio "(range)" target verdict
 for s in "${active[@]}"; do
   IFS='|' read -r name desc _ <<<"$s"
   for j in "${jobs[@]}"; do
@@ -245,6 +270,8 @@ for s in "${active[@]}"; do
     io=$(median ${iops[$name,$jname]})
     # shellcheck disable=SC2086
     mb=$(awk -v b="$(median ${mbs[$name,$jname]})" 'BEGIN { printf "%.1f", b / 1e6 }')
+    # shellcheck disable=SC2086
+    cpu=$(median ${cpus[$name,$jname]})
     ratio="" range="" want="" verdict=""
     if [ -n "${ratios[$name,$jname]:-}" ]; then
       # shellcheck disable=SC2086
@@ -258,7 +285,7 @@ for s in "${active[@]}"; do
                     'BEGIN { print ((r + 0 >= t + 0) ? "PASS" : "MISS") }')
       want=">=$want"
     fi
-    printf '%-20s %-17s %8s %8s %5s %-11s %6s %s\n' "$desc" "$jname" \
-      "$io" "$mb" "$ratio" "$range" "$want" "$verdict"
+    printf '%-20s %-17s %8s %8s %7s %5s %-11s %6s %s\n' "$desc" "$jname" \
+      "$io" "$mb" "$cpu" "$ratio" "$range" "$want" "$verdict"
   done
 done

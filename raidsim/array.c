@@ -14,6 +14,12 @@
  *    where this one starts (exactly there for a stream); ties go to the
  *    earlier copy.  As in the plugin, "last command" means the last one
  *    to finish.
+ *
+ * With merge (the controller's merge_pieces), the pieces of a request
+ * that are contiguous on a member go to it as one command, grouped by
+ * raid_geom_runs as the plugin groups them.  The plugin chooses a copy
+ * for every piece of a request before it issues any, so here too every
+ * piece is chosen first and only the runs are counted as pending.
  */
 
 #include <inttypes.h>
@@ -29,6 +35,11 @@ struct raidsim_array {
   uint64_t size;
   unsigned nmembers;
   enum raidsim_read_policy policy;
+  bool merge;
+  struct raid_seg *seg;         /* merge: the request's segments */
+  struct raid_run *runs;
+  size_t *next;
+  size_t nseg, cap;
   uint64_t rr_counter;
   unsigned pending[RAID_MAX_MEMBERS];
   uint64_t head[RAID_MAX_MEMBERS]; /* member offset past the last command */
@@ -61,6 +72,7 @@ raidsim_array_new (const struct raidsim_array_params *p)
   a->level = p->level;
   a->nmembers = p->nmembers;
   a->policy = p->policy;
+  a->merge = p->merge;
 
   if (p->level == RAIDSIM_LEVEL_SINGLE) {
     if (p->nmembers != 1) {
@@ -99,6 +111,9 @@ raidsim_array_free (struct raidsim_array *a)
 {
   if (a) {
     raid_geom_free (a->geom);
+    free (a->seg);
+    free (a->runs);
+    free (a->next);
     free (a);
   }
 }
@@ -215,6 +230,70 @@ split_piece (const struct raid_piece *p, void *opaque)
   return 0;
 }
 
+/* merge: the request's segments (a piece on the copy it uses), then
+ * one command per run.  The buffers live in the array and only grow, so
+ * that a simulation does not allocate per request.
+ */
+static int
+add_seg (struct raidsim_array *a, const struct raid_piece *p, unsigned k)
+{
+  if (a->nseg == a->cap) {
+    size_t cap = a->cap ? a->cap * 2 : 64;
+    struct raid_seg *s = realloc (a->seg, cap * sizeof *s);
+    struct raid_run *r = s ? realloc (a->runs, cap * sizeof *r) : NULL;
+    size_t *n = r ? realloc (a->next, cap * sizeof *n) : NULL;
+
+    if (s) a->seg = s;
+    if (r) a->runs = r;
+    if (n == NULL) {
+      raidsim_set_error ("array: out of memory");
+      return -1;
+    }
+    a->next = n;
+    a->cap = cap;
+  }
+  a->seg[a->nseg++] = (struct raid_seg) {
+    .offset = p->offset, .length = p->length,
+    .member = p->copy[k].member, .member_offset = p->copy[k].offset,
+  };
+  return 0;
+}
+
+static int
+merge_piece (const struct raid_piece *p, void *opaque)
+{
+  struct split_ctx *ctx = opaque;
+  unsigned k;
+
+  if (ctx->dir == RAIDSIM_READ)
+    return add_seg (ctx->a, p, choose_copy (ctx->a, p));
+  for (k = 0; k < p->ncopies; ++k)
+    if (add_seg (ctx->a, p, k) == -1)
+      return -1;
+  return 0;
+}
+
+static int
+split_merged (struct raidsim_array *a, struct split_ctx *ctx,
+              uint64_t offset, uint64_t len)
+{
+  size_t nruns, i;
+  int r;
+
+  a->nseg = 0;
+  r = raid_geom_foreach (a->geom, offset, len, merge_piece, ctx);
+  if (r != 0)
+    return -1;                  /* range checked by the caller */
+  nruns = raid_geom_runs (a->seg, a->nseg, RAID_RUN_MAX_SEGS, a->runs,
+                          a->next);
+  for (i = 0; i < nruns; ++i) {
+    r = send (ctx, a->runs[i].member, a->runs[i].offset, a->runs[i].length);
+    if (r != 0)
+      return r;
+  }
+  return 0;
+}
+
 int
 raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
                      uint64_t offset, uint64_t len,
@@ -231,6 +310,8 @@ raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
   }
   if (a->geom == NULL)
     return send (&ctx, 0, offset, len);
+  if (a->merge)
+    return split_merged (a, &ctx, offset, len);
   r = raid_geom_foreach (a->geom, offset, len, split_piece, &ctx);
   if (r == -1)
     raidsim_set_error ("%s", raid_geom_error ());

@@ -7,6 +7,14 @@
  * one geometry (raidsim/geometry.c) through raid_geom_foreach; nothing
  * here knows a layout.
  *
+ * With --runs, print instead the member I/Os a request costs: the
+ * pieces that are contiguous on one member grouped into runs by
+ * raid_geom_runs, exactly as the nbdkit plugin issues them (and the
+ * simulator with merge_pieces = yes sends them).  --runs takes every
+ * copy of every piece, which is what a write issues, and a read of a
+ * RAID 0; --runs=first takes only the first copy, which is what a read
+ * with read-policy=first issues.
+ *
  * Run, for a RAID 0 over two 256M members, the 300K starting at 1M:
  *   build/raidsim/raidsim map level=0 chunk=128K \
  *       member-size=256M member-size=256M 1M+300K
@@ -89,6 +97,14 @@ usage (FILE *fp)
            "array's summary.  Sizes take K, M, G or T (powers of 1024).\n"
            "Lines starting with '#' are comments; -q leaves them out.\n"
            "\n"
+           "With --runs, print the member I/Os each range costs instead:\n"
+           "one line per run of pieces that are contiguous on one member,\n"
+           "as the nbdkit raid plugin issues them: MEMBER:MEMBER-OFFSET,\n"
+           "the length, the number of pieces, and each piece's\n"
+           "ARRAY-OFFSET+LENGTH.  --runs groups every copy (a write;\n"
+           "a RAID 0 read); --runs=first only the first copy (a read\n"
+           "with read-policy=first).\n"
+           "\n"
            "Parameters:\n",
            CMD);
   for (i = 0; i < NPARAMS; ++i) {
@@ -101,6 +117,7 @@ usage (FILE *fp)
            "\n"
            "Options:\n"
            "  --file FILE          same as member=FILE\n"
+           "  --runs[=first]       print runs of pieces (member I/Os)\n"
            "  -q, --quiet          print piece lines only, no comments\n"
            "  -h, --help           show this help\n");
 }
@@ -250,6 +267,81 @@ print_piece (const struct raid_piece *p, void *opaque)
   return 0;
 }
 
+/* The pieces of one range, to be grouped into runs. */
+struct pieces {
+  struct raid_piece *p;
+  size_t n, cap;
+};
+
+static int
+collect_piece (const struct raid_piece *p, void *opaque)
+{
+  struct pieces *c = opaque;
+
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    struct raid_piece *np = realloc (c->p, cap * sizeof *np);
+    if (np == NULL) {
+      error ("%s", strerror (errno));
+      return -1;
+    }
+    c->p = np;
+    c->cap = cap;
+  }
+  c->p[c->n++] = *p;
+  return 0;
+}
+
+/* Print the runs of one range: every copy, or the first only. */
+static int
+print_runs (const struct raid_geom *g, const struct range *r,
+            bool first_only)
+{
+  struct pieces c = { 0 };
+  struct raid_seg *seg = NULL;
+  struct raid_run *runs = NULL;
+  size_t *next = NULL, nseg = 0, nruns, i, s;
+  unsigned k;
+  int ret = -1;
+
+  if (raid_geom_foreach (g, r->offset, r->length, collect_piece, &c) != 0)
+    goto out;
+  seg = malloc (c.n * raid_geom_copies (g) * sizeof *seg);
+  runs = malloc (c.n * raid_geom_copies (g) * sizeof *runs);
+  next = malloc (c.n * raid_geom_copies (g) * sizeof *next);
+  if (seg == NULL || runs == NULL || next == NULL) {
+    error ("%s", strerror (errno));
+    goto out;
+  }
+  for (i = 0; i < c.n; ++i)
+    for (k = 0; k < (first_only ? 1 : c.p[i].ncopies); ++k)
+      seg[nseg++] = (struct raid_seg) {
+        .offset = c.p[i].offset, .length = c.p[i].length,
+        .member = c.p[i].copy[k].member,
+        .member_offset = c.p[i].copy[k].offset,
+      };
+  nruns = raid_geom_runs (seg, nseg, RAID_RUN_MAX_SEGS, runs, next);
+  for (i = 0; i < nruns; ++i) {
+    char *sep = " ";
+
+    printf ("%u:%-12" PRIu64 " %-10" PRIu64 " %-6zu", runs[i].member,
+            runs[i].offset, runs[i].length, runs[i].nsegs);
+    for (s = runs[i].first; s != RAID_SEG_END; s = next[s]) {
+      printf ("%s%" PRIu64 "+%" PRIu64, sep, seg[s].offset, seg[s].length);
+      sep = ",";
+    }
+    putchar ('\n');
+  }
+  ret = 0;
+
+ out:
+  free (c.p);
+  free (seg);
+  free (runs);
+  free (next);
+  return ret;
+}
+
 static void
 print_summary (const struct raid_geom *g, const struct member *m)
 {
@@ -283,7 +375,7 @@ cmd_map (int argc, char **argv)
   struct range *ranges;
   size_t nranges = 0;
   unsigned nmembers = 0, i;
-  bool have_level = false, quiet = false;
+  bool have_level = false, quiet = false, runs = false, first_only = false;
   struct raid_geom *g;
   int ret = 1;
 
@@ -306,6 +398,11 @@ cmd_map (int argc, char **argv)
     }
     if (strcmp (arg, "-q") == 0 || strcmp (arg, "--quiet") == 0) {
       quiet = true;
+      continue;
+    }
+    if (strcmp (arg, "--runs") == 0 || strcmp (arg, "--runs=first") == 0) {
+      runs = true;
+      first_only = arg[6] == '=';
       continue;
     }
     if (strcmp (arg, "--file") == 0) {
@@ -405,10 +502,20 @@ cmd_map (int argc, char **argv)
 
   if (!quiet) {
     print_summary (g, members);
-    if (nranges > 0)
+    if (nranges > 0 && runs)
+      printf ("# member:member-offset length pieces array-offset+length "
+              "of each piece\n");
+    else if (nranges > 0)
       printf ("# array-offset length     member:member-offset for each copy\n");
   }
   for (i = 0; i < nranges; ++i) {
+    if (runs) {
+      if (print_runs (g, &ranges[i], first_only) == -1) {
+        raid_geom_free (g);
+        goto out;
+      }
+      continue;
+    }
     if (raid_geom_foreach (g, ranges[i].offset, ranges[i].length,
                            print_piece, NULL) != 0) {
       error ("range: '%s': %s", ranges[i].text, raid_geom_error ());

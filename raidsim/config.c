@@ -110,6 +110,12 @@ const struct raidsim_param raidsim_controller_common_params[] = {
   { .name = "uplink_duplex", .type = RAIDSIM_PT_ENUM,
     .offset = C (uplink_duplex), .def = "full", .enums = duplex_enums,
     .help = "Whether the uplink carries both directions at once." },
+  { .name = "merge_pieces", .type = RAIDSIM_PT_BOOL,
+    .offset = C (merge_pieces), .def = "no",
+    .help = "Whether the pieces of one request that are contiguous on a "
+    "member go to it as one command (a run), as Linux's block layer "
+    "merges md's per-chunk requests and the nbdkit raid plugin issues "
+    "them; no: one command per piece (see raidsim map --runs)." },
   RAIDSIM_PARAM_END,
 };
 #undef C
@@ -381,6 +387,7 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
   p->nmembers = ac->members;
   p->member_size = member_size;
   p->policy = ac->read_policy;
+  p->merge = ac->ctl ? ac->ctl->merge_pieces : false;
 }
 
 uint64_t

@@ -391,6 +391,41 @@ raid_geom_foreach (const struct raid_geom *g, uint64_t offset, uint64_t len,
   return 0;
 }
 
+size_t
+raid_geom_runs (const struct raid_seg *seg, size_t n, unsigned max_segs,
+                struct raid_run *runs, size_t *next)
+{
+  /* The latest run of every member and its last segment. */
+  size_t open_run[RAID_MAX_MEMBERS], open_last[RAID_MAX_MEMBERS];
+  size_t i, nruns = 0;
+  unsigned m;
+
+  for (m = 0; m < RAID_MAX_MEMBERS; ++m)
+    open_run[m] = RAID_SEG_END;
+  for (i = 0; i < n; ++i) {
+    size_t r = open_run[seg[i].member];
+
+    next[i] = RAID_SEG_END;
+    if (r != RAID_SEG_END &&
+        runs[r].offset + runs[r].length == seg[i].member_offset &&
+        runs[r].nsegs < max_segs) {
+      next[open_last[seg[i].member]] = i;
+      runs[r].length += seg[i].length;
+      runs[r].nsegs++;
+    }
+    else {
+      r = nruns++;
+      runs[r] = (struct raid_run) {
+        .member = seg[i].member, .offset = seg[i].member_offset,
+        .length = seg[i].length, .first = i, .nsegs = 1,
+      };
+      open_run[seg[i].member] = r;
+    }
+    open_last[seg[i].member] = i;
+  }
+  return nruns;
+}
+
 int
 raid_parse_level (const char *s, enum raid_level *level)
 {

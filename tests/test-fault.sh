@@ -16,7 +16,9 @@
 # R: write the data with no fault, then create PATH and read everything
 #    back with read-policy=first, which sends reads to member 0 first:
 #    the failed reads must be retried on the other copy, the client sees
-#    no error, and the data read back is equal.
+#    no error, and the data read back is equal.  The reads are of 1M, so
+#    that on the RAID 10 a failed read of member 0 carries several
+#    pieces (a run), which the plugin retries piece by piece.
 # E: the same on a RAID 0, which has no other copy: the read must fail.
 # Skips (77) if FUSE, nbdfuse or nbdcopy is missing; needs no root.
 #
@@ -154,12 +156,24 @@ scenario_r ()
 
   touch "$FAIL"
   drop_page_cache "$d/bad/m"
-  if ! nbdcopy "$(uri "$d/sock")" "$d/out.img"; then
+  # 1M requests: on the RAID 10, member 0 holds 4 of each request's 8
+  # chunks, in consecutive rows, so it gets one read of 4 pieces; when
+  # that fails the plugin must read the pieces again one by one and
+  # then from the other copy.
+  if ! nbdcopy --request-size=1048576 "$(uri "$d/sock")" "$d/out.img"; then
     cat "$d/nbdkit.log"
     die "R, RAID $level: reading back failed: the client saw an error"
   fi
   injected "$d" pread ||
     die "R, RAID $level: no read reached the failing member (page cache?)"
+  # Member 0's second piece of the first request starts at member offset
+  # 128K, inside its run: only a piece-by-piece retry names it.
+  if [ "$level" = 10 ] &&
+     ! grep -q 'pread: member 0 .* at offset 131072: .*reading another copy' \
+          "$d/nbdkit.log"; then
+    cat "$d/nbdkit.log"
+    die "R, RAID 10: a failed run of pieces was not retried piece by piece"
+  fi
   truncate -s "$(stat -c %s "$data")" "$d/out.img"
   cmp "$data" "$d/out.img" ||
     die "R, RAID $level: the array reads back different data"

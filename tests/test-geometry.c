@@ -78,6 +78,158 @@ check_byte (const struct refmap *ref, const struct raid_piece *p,
   }
 }
 
+/* Check's ck_assert reports every passing check to its parent process
+ * when tests fork; the loops below check millions of things, so they
+ * speak only on failure.
+ */
+#define REQUIRE(cond) \
+  do { if (!(cond)) ck_abort_msg ("%s:%d: %s", __FILE__, __LINE__, #cond); \
+  } while (0)
+
+/* Runs, against a brute force built from the reference alone: the
+ * request is cut at chunk boundaries here, each piece is located with
+ * refmap_locate, and then, member by member, the member's segments in
+ * array order are grouped while each starts where the previous ended and
+ * the group is below max_segs.  choice[i] is the copy piece i reads, or
+ * -1 for a write (every copy, in copy order).  raid_geom_runs is fed the
+ * geometry's own pieces; segment indexes agree because both lists are in
+ * (piece, copy) order, which is checked.
+ */
+static void
+check_runs (const struct refmap *ref, const struct raid_piece *pieces,
+            size_t npieces, uint64_t off, uint64_t len, const int *choice,
+            unsigned max_segs)
+{
+  size_t cap = npieces * ref->copies, nseg = 0, nref = 0, nruns, i, j;
+  struct raid_seg *seg = malloc (cap * sizeof *seg);
+  struct raid_seg *want = malloc (cap * sizeof *want);
+  struct raid_run *runs = malloc (cap * sizeof *runs);
+  size_t *next = malloc (cap * sizeof *next);
+  size_t *group = malloc (cap * sizeof *group);
+  bool *seen = calloc (cap, sizeof *seen);
+  uint64_t pos;
+  unsigned m, k;
+
+  REQUIRE (seg && want && runs && next && group && seen);
+  for (i = 0; i < npieces; ++i)
+    for (k = 0; k < pieces[i].ncopies; ++k)
+      if (choice[i] < 0 || (unsigned) choice[i] == k)
+        seg[nseg++] = (struct raid_seg) {
+          pieces[i].offset, pieces[i].length,
+          pieces[i].copy[k].member, pieces[i].copy[k].offset };
+
+  for (pos = off, i = 0; pos < off + len; ++i) {
+    uint64_t end = ref->level == 1 ? off + len
+      : (pos / ref->chunk + 1) * ref->chunk;
+    if (end > off + len)
+      end = off + len;
+    REQUIRE ((i) < (npieces));
+    for (k = 0; k < ref->copies; ++k)
+      if (choice[i] < 0 || (unsigned) choice[i] == k) {
+        struct raid_seg *w = &want[nref++];
+        w->offset = pos;
+        w->length = end - pos;
+        refmap_locate (ref, pos, k, &w->member, &w->member_offset);
+      }
+    pos = end;
+  }
+  REQUIRE ((i) == (npieces));
+  REQUIRE ((nref) == (nseg));
+  for (i = 0; i < nseg; ++i) {
+    REQUIRE ((seg[i].offset) == (want[i].offset));
+    REQUIRE ((seg[i].member) == (want[i].member));
+    REQUIRE ((seg[i].member_offset) == (want[i].member_offset));
+  }
+
+  nruns = raid_geom_runs (seg, nseg, max_segs, runs, next);
+  REQUIRE ((nruns) <= (nseg));
+
+  /* Every segment is in exactly one run, and a run's figures are its
+   * segments'.
+   */
+  for (j = 0; j < nruns; ++j) {
+    uint64_t moff = runs[j].offset, total = 0;
+    size_t count = 0;
+    for (i = runs[j].first; i != RAID_SEG_END; i = next[i]) {
+      REQUIRE ((i) < (nseg));
+      REQUIRE (!seen[i]);
+      seen[i] = true;
+      REQUIRE ((want[i].member) == (runs[j].member));
+      REQUIRE ((want[i].member_offset) == (moff));
+      moff += want[i].length;
+      total += want[i].length;
+      count++;
+    }
+    REQUIRE ((total) == (runs[j].length));
+    REQUIRE ((count) == (runs[j].nsegs));
+    REQUIRE ((count) <= (max_segs));
+    if (j > 0)
+      REQUIRE ((runs[j - 1].first) < (runs[j].first));
+  }
+  for (i = 0; i < nseg; ++i)
+    REQUIRE (seen[i]);
+
+  /* Member by member, the runs are exactly the brute force's groups. */
+  for (m = 0; m < ref->nmembers; ++m) {
+    size_t r = 0, ng = 0;
+    uint64_t gend = 0;
+
+    for (i = 0; i <= nref; ++i) {
+      bool last = i == nref;
+      if (!last && want[i].member != m)
+        continue;
+      if (ng > 0 && (last || want[i].member_offset != gend ||
+                     ng == max_segs)) {
+        size_t x = 0, s;
+        /* The next run of member m must hold group[0 .. ng). */
+        while (r < nruns && runs[r].member != m)
+          r++;
+        REQUIRE ((r) < (nruns));
+        for (s = runs[r].first; s != RAID_SEG_END; s = next[s])
+          REQUIRE ((s) == (group[x++]));
+        REQUIRE ((x) == (ng));
+        r++;
+        ng = 0;
+      }
+      if (last)
+        break;
+      group[ng++] = i;
+      gend = want[i].member_offset + want[i].length;
+    }
+    while (r < nruns && runs[r].member != m)
+      r++;
+    REQUIRE ((r) == (nruns));
+  }
+
+  free (seg); free (want); free (runs); free (next); free (group);
+  free (seen);
+}
+
+/* Runs for a read with random copies, a read of copy 0, a write, and
+ * with a small max_segs so that the cap is crossed.
+ */
+static void
+check_request_runs (const struct refmap *ref, const struct raid_piece *p,
+                    size_t n, uint64_t off, uint64_t len)
+{
+  int *choice = calloc (n, sizeof *choice);
+  static const unsigned caps[] = { RAID_RUN_MAX_SEGS, 1, 2, 3 };
+  size_t i;
+
+  REQUIRE (choice != NULL);
+  for (i = 0; i < n; ++i)
+    choice[i] = -1;
+  check_runs (ref, p, n, off, len, choice, RAID_RUN_MAX_SEGS);
+  check_runs (ref, p, n, off, len, choice, caps[rnd () % 4]);
+  for (i = 0; i < n; ++i)
+    choice[i] = 0;
+  check_runs (ref, p, n, off, len, choice, RAID_RUN_MAX_SEGS);
+  for (i = 0; i < n; ++i)
+    choice[i] = rnd () % ref->copies;
+  check_runs (ref, p, n, off, len, choice, caps[rnd () % 4]);
+  free (choice);
+}
+
 static void
 check_request (const struct raid_geom *g, const struct refmap *ref,
                uint64_t off, uint64_t len)
@@ -111,6 +263,7 @@ check_request (const struct raid_geom *g, const struct refmap *ref,
     pos = end;
   }
   ck_assert_uint_eq (pos, off + len);
+  check_request_runs (ref, c.p, c.n, off, len);
   free (c.p);
 }
 
@@ -340,6 +493,101 @@ START_TEST (raid10_odd_example)
 }
 END_TEST
 
+/* RAID 0: k whole stripes are one run per member, k chunks long, at
+ * the stripe's row; and the whole of an array of unequal members (the
+ * zones example) is one run per member, since each member's chunks come
+ * in array order at increasing offsets, across zone boundaries too.
+ */
+static size_t
+runs_of (const struct raid_geom *g, uint64_t off, uint64_t len,
+         struct raid_run *runs, size_t cap)
+{
+  struct collect c = { 0 };
+  struct raid_seg *seg;
+  size_t *next, i, n;
+
+  ck_assert_int_eq (raid_geom_foreach (g, off, len, collect_piece, &c), 0);
+  seg = malloc (c.n * sizeof *seg);
+  next = malloc (c.n * sizeof *next);
+  ck_assert (seg && next && c.n <= cap);
+  for (i = 0; i < c.n; ++i)
+    seg[i] = (struct raid_seg) { c.p[i].offset, c.p[i].length,
+                                 c.p[i].copy[0].member, c.p[i].copy[0].offset };
+  n = raid_geom_runs (seg, c.n, RAID_RUN_MAX_SEGS, runs, next);
+  free (seg);
+  free (next);
+  free (c.p);
+  return n;
+}
+
+START_TEST (raid0_full_stripes_one_run_per_member)
+{
+  static const uint64_t cs[] = { 4 * K, 128 * K };
+  struct raid_run runs[256];
+  size_t ci;
+  unsigned n, k, i;
+
+  for (ci = 0; ci < 2; ++ci)
+    for (n = 2; n <= 8; ++n)
+      for (k = 1; k <= 8; ++k) {
+        uint64_t c = cs[ci], sizes[8];
+        struct raid_geom_params params = {
+          .level = RAID_LEVEL_0, .chunk = c, .nmembers = n,
+          .member_size = sizes,
+        };
+        struct raid_geom *g;
+        uint64_t row = k;         /* start at stripe row k */
+
+        for (i = 0; i < n; ++i)
+          sizes[i] = 32 * c;
+        g = raid_geom_new (&params);
+        ck_assert_ptr_nonnull (g);
+        ck_assert_uint_eq (runs_of (g, row * n * c, k * n * c, runs, 256), n);
+        for (i = 0; i < n; ++i) {
+          ck_assert_uint_eq (runs[i].member, i);
+          ck_assert_uint_eq (runs[i].offset, row * c);
+          ck_assert_uint_eq (runs[i].length, k * c);
+          ck_assert_uint_eq (runs[i].nsegs, k);
+        }
+        raid_geom_free (g);
+      }
+}
+END_TEST
+
+START_TEST (raid0_zones_whole_array_runs)
+{
+  const uint64_t c = 4 * K;
+  uint64_t sizes[] = { 4 * c, 2 * c + 100, 3 * c };
+  static const uint64_t chunks_of[] = { 4, 2, 3 };
+  struct raid_geom_params params = {
+    .level = RAID_LEVEL_0, .chunk = c, .nmembers = 3, .member_size = sizes,
+  };
+  struct raid_geom *g = raid_geom_new (&params);
+  struct raid_run runs[16];
+  unsigned i;
+
+  ck_assert_ptr_nonnull (g);
+  ck_assert_uint_eq (runs_of (g, 0, 9 * c, runs, 16), 3);
+  for (i = 0; i < 3; ++i) {
+    ck_assert_uint_eq (runs[i].member, i);
+    ck_assert_uint_eq (runs[i].offset, 0);
+    ck_assert_uint_eq (runs[i].length, chunks_of[i] * c);
+  }
+  /* Chunks 3 .. 7 (rows 1 and 2) cross from zone 0 into zone 1: member
+   * A's row 1 and row 2 are one run, C's too, and B's row 1 alone.
+   */
+  ck_assert_uint_eq (runs_of (g, 3 * c, 5 * c, runs, 16), 3);
+  ck_assert_uint_eq (runs[0].member, 0);
+  ck_assert_uint_eq (runs[0].offset, c);
+  ck_assert_uint_eq (runs[0].length, 2 * c);
+  ck_assert_uint_eq (runs[1].member, 1);
+  ck_assert_uint_eq (runs[1].length, c);
+  ck_assert_uint_eq (runs[2].member, 2);
+  ck_assert_uint_eq (runs[2].length, 2 * c);
+  raid_geom_free (g);
+}
+END_TEST
+
 START_TEST (data_offset_shifts_every_copy)
 {
   uint64_t sizes[] = { 2 * M, 2 * M };
@@ -437,6 +685,8 @@ main (void)
   tcase_add_test (tc, raid10_matches_reference);
   tcase_add_test (tc, raid0_zones_example);
   tcase_add_test (tc, raid10_odd_example);
+  tcase_add_test (tc, raid0_full_stripes_one_run_per_member);
+  tcase_add_test (tc, raid0_zones_whole_array_runs);
   tcase_add_test (tc, data_offset_shifts_every_copy);
   tcase_add_test (tc, bad_parameters);
   tcase_add_test (tc, parse_helpers);

@@ -100,6 +100,39 @@ expect "RAID 0, sizes from files" \
 "1048576 131072 0:524288" \
   level=0 member="$tmp/a.img" --file "$tmp/b.img" 1M+128K
 
+# --runs: the member I/Os.  RAID 0, two members, chunk 128K, 1M at 0:
+# chunks 0, 2, 4, 6 are member 0's rows 0 to 3, one run of 512K with 4
+# pieces; chunks 1, 3, 5, 7 likewise on member 1.
+expect "RAID 0, --runs, 1M over 2 members" \
+"0:0 524288 4 0+131072,262144+131072,524288+131072,786432+131072
+1:0 524288 4 131072+131072,393216+131072,655360+131072,917504+131072" \
+  --runs level=0 chunk=128K member-size=256M member-size=256M 0+1M
+
+# Across zones (A=16K, B=8K, C=12K, chunk 4K): array 12K to 32K is chunks
+# 3 to 7: A row 1, B row 1, C row 1, then zone 1's A row 2 and C row 2.
+# A's rows 1 and 2 are contiguous on A, so one run; C's too.
+expect "RAID 0, --runs across a zone boundary" \
+"0:4096 8192 2 12288+4096,24576+4096
+1:4096 4096 1 16384+4096
+2:4096 8192 2 20480+4096,28672+4096" \
+  --runs level=0 chunk=4K member-size=16K member-size=8K member-size=12K 12K+20K
+
+# RAID 10, 3 members, n2, chunk 4K, chunks 0 to 2 (slots 0 to 5: rows 0
+# and 1 of every member).  Every copy: each member holds two chunks, one
+# in each row, so one run each.  --runs=first: chunk 0 on member 0 row 0,
+# chunk 1 on member 2 row 0, chunk 2 on member 1 row 1: three runs.
+expect "RAID 10, --runs, every copy" \
+"0:0 8192 2 0+4096,4096+4096
+1:0 8192 2 0+4096,8192+4096
+2:0 8192 2 4096+4096,8192+4096" \
+  --runs level=10 chunk=4K member-size=12K member-size=12K member-size=12K 0+12K
+expect "RAID 10, --runs=first" \
+"0:0 4096 1 0+4096
+2:0 4096 1 4096+4096
+1:4096 4096 1 8192+4096" \
+  --runs=first level=10 chunk=4K member-size=12K member-size=12K \
+  member-size=12K 0+12K
+
 # The summary states the array size: 1M + 512K.
 if "$RAIDSIM" map level=0 member="$tmp/a.img" member="$tmp/b.img" |
    grep -q '^# array size 1572864 bytes, 2 zones$'; then
@@ -145,6 +178,7 @@ bad copies level=10 copies=3 "${two[@]}"
 bad copies level=10 copies=x "${two[@]}"
 bad copies level=1 copies=2 "${two[@]}"
 bad foo level=0 foo=bar "${two[@]}"
+bad runs --runs=last level=0 "${two[@]}" 0+4K
 bad range level=0 "${two[@]}" 2M+1
 bad range level=0 "${two[@]}" 1536K+513K
 bad range level=0 "${two[@]}" 12x

@@ -387,12 +387,13 @@ collect (const struct raidsim_member_cmd *cmd, void *opaque)
 }
 
 static struct raidsim_array *
-array_of (int level, unsigned n, uint64_t chunk, enum raidsim_read_policy pol)
+array_merged (int level, unsigned n, uint64_t chunk,
+              enum raidsim_read_policy pol, bool merge)
 {
   static uint64_t sizes[RAID_MAX_MEMBERS];
   struct raidsim_array_params p = {
     .level = level, .chunk = chunk, .nmembers = n, .member_size = sizes,
-    .policy = pol,
+    .policy = pol, .merge = merge,
   };
   struct raidsim_array *a;
   unsigned i;
@@ -402,6 +403,12 @@ array_of (int level, unsigned n, uint64_t chunk, enum raidsim_read_policy pol)
   a = raidsim_array_new (&p);
   ck_assert_msg (a != NULL, "%s", raidsim_error ());
   return a;
+}
+
+static struct raidsim_array *
+array_of (int level, unsigned n, uint64_t chunk, enum raidsim_read_policy pol)
+{
+  return array_merged (level, n, chunk, pol, false);
 }
 
 START_TEST (array_raid0_split_matches_geometry)
@@ -429,6 +436,78 @@ START_TEST (array_raid0_split_matches_geometry)
   ck_assert_uint_eq (c.cmd[3].offset, 64 << 10);
   ck_assert_uint_eq (c.cmd[3].len, 44 << 10);
   ck_assert_uint_le (c.n, raidsim_array_max_cmds (a, 200 << 10));
+  raidsim_array_free (a);
+}
+END_TEST
+
+/* merge: one command per run of pieces contiguous on a member. */
+static void
+want_cmd (const struct collected *c, unsigned i, unsigned member,
+          uint64_t offset, uint64_t len)
+{
+  ck_assert_uint_eq (c->cmd[i].member, member);
+  ck_assert_uint_eq (c->cmd[i].offset, offset);
+  ck_assert_uint_eq (c->cmd[i].len, len);
+}
+
+START_TEST (array_merge_pieces)
+{
+  struct raidsim_array *a;
+  struct collected c = { 0 };
+
+  /* The request of array_raid0_split_matches_geometry: member 1's two
+   * pieces (36K..64K, then row 1 from 64K) are contiguous there, so
+   * three commands, in the order of their first pieces.
+   */
+  a = array_merged (RAID_LEVEL_0, 3, 64 << 10, RAIDSIM_POLICY_FIRST, true);
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_WRITE, 100 << 10,
+                                         200 << 10, collect, &c), 0);
+  ck_assert_uint_eq (c.n, 3);
+  want_cmd (&c, 0, 1, 36 << 10, 72 << 10);
+  want_cmd (&c, 1, 2, 0, 64 << 10);
+  want_cmd (&c, 2, 0, 64 << 10, 64 << 10);
+  raidsim_array_free (a);
+
+  /* 1M over 2 members, chunk 128K: 512K on each, not 4 x 128K. */
+  a = array_merged (RAID_LEVEL_0, 2, 128 << 10, RAIDSIM_POLICY_FIRST, true);
+  c.n = 0;
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 1 << 20,
+                                         1 << 20, collect, &c), 0);
+  ck_assert_uint_eq (c.n, 2);
+  want_cmd (&c, 0, 0, 512 << 10, 512 << 10);
+  want_cmd (&c, 1, 1, 512 << 10, 512 << 10);
+  raidsim_array_free (a);
+
+  /* RAID 10, 4 members, 2 copies, chunk 64K: chunk c's copies are on
+   * members 2c mod 4 and 2c+1 mod 4 at row c div 2.  A 1M read with
+   * least-pending and nothing in flight takes the first copy of every
+   * piece, chosen before any is sent (as the plugin chooses): members
+   * 0 and 2, rows 0 to 7, one run each.  Never completed, those two
+   * are pending, so the next 1M read goes to members 1 and 3.
+   */
+  a = array_merged (RAID_LEVEL_10, 4, 64 << 10, RAIDSIM_POLICY_LEAST_PENDING,
+                    true);
+  c.n = 0;
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 0, 1 << 20,
+                                         collect, &c), 0);
+  ck_assert_uint_eq (c.n, 2);
+  want_cmd (&c, 0, 0, 0, 512 << 10);
+  want_cmd (&c, 1, 2, 0, 512 << 10);
+  c.n = 0;
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 0, 1 << 20,
+                                         collect, &c), 0);
+  ck_assert_uint_eq (c.n, 2);
+  want_cmd (&c, 0, 1, 0, 512 << 10);
+  want_cmd (&c, 1, 3, 0, 512 << 10);
+  /* A write goes to every copy: one run on each member. */
+  c.n = 0;
+  ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_WRITE, 0, 1 << 20,
+                                         collect, &c), 0);
+  ck_assert_uint_eq (c.n, 4);
+  want_cmd (&c, 0, 0, 0, 512 << 10);
+  want_cmd (&c, 1, 1, 0, 512 << 10);
+  want_cmd (&c, 2, 2, 0, 512 << 10);
+  want_cmd (&c, 3, 3, 0, 512 << 10);
   raidsim_array_free (a);
 }
 END_TEST
@@ -704,6 +783,7 @@ models_suite (void)
   suite_add_tcase (s, tc);
   tc = tcase_create ("array");
   tcase_add_test (tc, array_raid0_split_matches_geometry);
+  tcase_add_test (tc, array_merge_pieces);
   tcase_add_test (tc, array_raid1_writes_every_copy);
   tcase_add_test (tc, array_read_policies);
   tcase_add_test (tc, array_read_all_copies);

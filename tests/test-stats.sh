@@ -91,11 +91,17 @@ random_any ()
 # and byte counts the requests must cause, as "KEY VALUE" lines keyed
 # like flatten's output.  Equal members only.  The rules:
 #   - RAID 0 and RAID 10 cut a request at chunk boundaries; RAID 1 does
-#     not cut it at all.  Each piece is one member I/O per copy used.
-#   - RAID 0: array chunk c is on member c mod NMEMBERS.
-#   - RAID 1: every member holds every byte, copies in member order.
-#   - RAID 10 near with COPIES copies: chunk c is on members
-#     (c * COPIES + j) mod NMEMBERS, j = 0 .. COPIES - 1.
+#     not cut it at all.  Each piece is a piece on every copy used.
+#   - RAID 0: array chunk c is on member c mod NMEMBERS, at member chunk
+#     c div NMEMBERS.
+#   - RAID 1: every member holds every byte, copies in member order, at
+#     the array offset.
+#   - RAID 10 near with COPIES copies: chunk c's copy j is slot
+#     s = c * COPIES + j, on member s mod NMEMBERS at member chunk
+#     s div NMEMBERS.
+#   - Within one request, a piece that starts on its member where that
+#     member's previous piece of the request ended joins it: one member
+#     I/O (a run) carries both, up to 1024 pieces.
 #   - A read uses one copy: read-policy=first takes j = 0; round-robin
 #     takes j = (a counter over all pieces read) mod COPIES, which gives
 #     exact counts when every piece is the same size.  Writes, zeroes and
@@ -111,18 +117,32 @@ expected_by_hand ()
       if (level == 0) copies = 1
       if (level == 1) copies = n
     }
-    function member_io (m, op, len) {
-      ops[m, op]++
+    function member_io (m, op, len, moff) {
+      if (!((m, "end") in run) || run[m, "end"] != moff ||
+          run[m, "segs"] == 1024) {
+        ops[m, op]++
+        run[m, "segs"] = 0
+      }
+      run[m, "end"] = moff + len
+      run[m, "segs"]++
+      pieces[m, op]++
       bytes[m, op] += len
     }
-    function piece (op, len, c,   j) {
+    # c: the chunk; off: the array offset, for the offset in the chunk.
+    function copy_io (op, len, c, off, j,   s) {
+      if (level == 1) { member_io(j, op, len, off); return }
+      s = c * copies + j
+      member_io(s % n, op, len, int (s / n) * chunk + off % chunk)
+    }
+    function piece (op, len, c, off,   j) {
+      apieces[op]++
       if (op == "read") {
         j = policy == "round-robin" ? rr++ % copies : 0
-        member_io (level == 1 ? j : (c * copies + j) % n, op, len)
+        copy_io(op, len, c, off, j)
         return
       }
       for (j = 0; j < copies; j++)
-        member_io (level == 1 ? j : (c * copies + j) % n, op, len)
+        copy_io(op, len, c, off, j)
     }
     $1 == "p" { next }
     $1 == "f" {
@@ -133,12 +153,13 @@ expected_by_hand ()
     {
       op = name[$1]; off = $2; len = $3
       aops[op]++; abytes[op] += len
-      if (level == 1) { piece(op, len, 0); next }
+      delete run
+      if (level == 1) { piece(op, len, 0, off); next }
       while (len > 0) {
         c = int (off / chunk)
         l = (c + 1) * chunk - off
         if (l > len) l = len
-        piece(op, l, c)
+        piece(op, l, c, off)
         off += l; len -= l
       }
     }
@@ -147,18 +168,24 @@ expected_by_hand ()
       for (i = 1; i <= 5; i++) {
         op = all[i]
         printf "array.ops.%s %d\n", op, aops[op]
-        if (op != "flush") printf "array.bytes.%s %d\n", op, abytes[op]
+        if (op != "flush") {
+          printf "array.pieces.%s %d\n", op, apieces[op]
+          printf "array.bytes.%s %d\n", op, abytes[op]
+        }
         for (m = 0; m < n; m++) {
           printf "members.%d.ops.%s %d\n", m, op, ops[m, op]
-          if (op != "flush")
+          if (op != "flush") {
+            printf "members.%d.pieces.%s %d\n", m, op, pieces[m, op]
             printf "members.%d.bytes.%s %d\n", m, op, bytes[m, op]
+          }
         }
       }
     }'
 }
 
 # expected_by_map NMEMBERS MAP-PARAMS... < REQUESTS: the same for a
-# RAID 0 of reads and writes only, from `raidsim map`'s pieces.
+# RAID 0 of reads and writes only, from `raidsim map --runs`: one member
+# I/O per run line, carrying its pieces.
 expected_by_map ()
 {
   local n=$1 op
@@ -170,20 +197,23 @@ expected_by_map ()
     mapfile -t ranges < <(awk -v op="$op" '$1 == op { print $2 "+" $3 }' \
                                 <<<"$reqs")
     if [ "${#ranges[@]}" -gt 0 ]; then
-      "$RAIDSIM" map -q "$@" "${ranges[@]}" | sed "s/^/$op /"
+      "$RAIDSIM" map -q --runs "$@" "${ranges[@]}" | sed "s/^/$op /"
     fi
   done | awk -v n="$n" '
+    # op member:member-offset length pieces array-offset+length,...
     { name = $1 == "r" ? "read" : "write"
-      split ($4, mc, ":")
-      if ($5 != "") { print "unexpected second copy: " $0 > "/dev/stderr"; exit 1 }
-      ops[mc[1], name]++; bytes[mc[1], name] += $3 }
+      split ($2, mc, ":")
+      if (split ($5, segs, ",") != $4) { print "bad run line: " $0 > "/dev/stderr"; exit 1 }
+      ops[mc[1], name]++; pieces[mc[1], name] += $4; bytes[mc[1], name] += $3 }
     END {
       split ("read write zero trim flush", all, " ")
       for (i = 1; i <= 5; i++)
         for (m = 0; m < n; m++) {
           printf "members.%d.ops.%s %d\n", m, all[i], ops[m, all[i]]
-          if (all[i] != "flush")
+          if (all[i] != "flush") {
+            printf "members.%d.pieces.%s %d\n", m, all[i], pieces[m, all[i]]
             printf "members.%d.bytes.%s %d\n", m, all[i], bytes[m, all[i]]
+          }
         }
     }'
   awk '{ name = $1 == "r" ? "read" : "write"; ops[name]++; bytes[name] += $3 }
@@ -216,11 +246,12 @@ flatten ()
 summary_flat ()
 {
   perl -ne '
-    next unless /^nbdkit: raid: stats: (array|member (\d+))( \(failed\))?: (\d+) reads \((\d+) bytes, p50 \d+ p99 \d+ ns\), (\d+) writes \((\d+) bytes, p50 \d+ p99 \d+ ns\), (\d+) zero, (\d+) trim, (\d+) flush(?:, (\d+) errors)?, max in flight (\d+)$/;
+    next unless /^nbdkit: raid: stats: (array|member (\d+))( \(failed\))?: (\d+) reads \((\d+) pieces, (\d+) bytes, p50 \d+ p99 \d+ ns\), (\d+) writes \((\d+) pieces, (\d+) bytes, p50 \d+ p99 \d+ ns\), (\d+) zero, (\d+) trim, (\d+) flush(?:, (\d+) errors)?, max in flight (\d+)$/;
     my $k = defined $2 ? "members.$2" : "array";
-    print "$k.ops.read $4\n$k.bytes.read $5\n$k.ops.write $6\n";
-    print "$k.bytes.write $7\n$k.ops.zero $8\n$k.ops.trim $9\n";
-    print "$k.ops.flush $10\n$k.errors ", $11 // 0, "\n$k.max_inflight $12\n";
+    print "$k.ops.read $4\n$k.pieces.read $5\n$k.bytes.read $6\n";
+    print "$k.ops.write $7\n$k.pieces.write $8\n$k.bytes.write $9\n";
+    print "$k.ops.zero $10\n$k.ops.trim $11\n";
+    print "$k.ops.flush $12\n$k.errors ", $13 // 0, "\n$k.max_inflight $14\n";
     print "$k.failed ", (defined $3 ? "true" : "false"), "\n" if defined $2;
   ' "$1"
 }
@@ -434,21 +465,33 @@ resume p1
 
 at_pause p2
 snapshot "$DIR/p2.flat"
-# Two 1 MiB reads: 8 more reads of 64K on each member, whatever came
-# before.  Worked out here from 1M / 64K = 16 chunks over 4 members.
+# Two 1 MiB reads: 1M / 64K = 16 chunks over 4 members, so each read
+# touches 4 chunks of every member, rows r to r+3, contiguous there: one
+# member read of 256K carrying 4 pieces.  So 2 more reads and 8 more
+# pieces on each member, whatever came before, and 32 more pieces on
+# the array for 2 more requests.
 bad=""
 for m in 0 1 2 3; do
   d_ops=$(( $(value "$DIR/p2.flat" "members.$m.ops.read") -
             $(value "$DIR/p1.flat" "members.$m.ops.read") ))
+  d_pieces=$(( $(value "$DIR/p2.flat" "members.$m.pieces.read") -
+               $(value "$DIR/p1.flat" "members.$m.pieces.read") ))
   d_bytes=$(( $(value "$DIR/p2.flat" "members.$m.bytes.read") -
               $(value "$DIR/p1.flat" "members.$m.bytes.read") ))
-  [ "$d_ops" = 8 ] && [ "$d_bytes" = $(( 8 * 64 * KiB )) ] ||
-    bad+=" member $m: $d_ops reads, $d_bytes bytes;"
+  [ "$d_ops" = 2 ] && [ "$d_pieces" = 8 ] &&
+    [ "$d_bytes" = $(( 8 * 64 * KiB )) ] ||
+    bad+=" member $m: $d_ops reads, $d_pieces pieces, $d_bytes bytes;"
 done
+d_ops=$(( $(value "$DIR/p2.flat" array.ops.read) -
+          $(value "$DIR/p1.flat" array.ops.read) ))
+d_pieces=$(( $(value "$DIR/p2.flat" array.pieces.read) -
+             $(value "$DIR/p1.flat" array.pieces.read) ))
+[ "$d_ops" = 2 ] && [ "$d_pieces" = 32 ] ||
+  bad+=" array: $d_ops reads, $d_pieces pieces;"
 if [ -z "$bad" ]; then
-  ok "RAID 0: two 1M reads are 16 member reads of 64K each, 4 per member per read"
+  ok "RAID 0: two 1M reads touch 16 chunks each, 4 per member, and are one 256K member read per member per read"
 else
-  fail "RAID 0: two 1M reads, want 8 reads of 64K per member:$bad"
+  fail "RAID 0: two 1M reads, want 2 reads of 4 pieces (256K) per member:$bad"
 fi
 resume p2
 
@@ -521,17 +564,23 @@ fi
 resume p1
 at_pause p2
 snapshot "$DIR/p2.flat"
-# 1 MiB is 16 chunks, each written twice: 32 writes of 64K, 8 per member.
+# 1 MiB is 16 chunks, each written twice: 32 pieces of 64K, 8 per
+# member.  Chunk c's copies are slots 2c and 2c+1, so members 0 and 1
+# hold the even chunks and members 2 and 3 the odd ones, each at row
+# c div 2: rows 0 to 7, contiguous, so one member write of 512K each.
 bad=""
 for m in 0 1 2 3; do
   d_ops=$(( $(value "$DIR/p2.flat" "members.$m.ops.write") -
             $(value "$DIR/p1.flat" "members.$m.ops.write") ))
-  [ "$d_ops" = 8 ] || bad+=" member $m: $d_ops;"
+  d_pieces=$(( $(value "$DIR/p2.flat" "members.$m.pieces.write") -
+               $(value "$DIR/p1.flat" "members.$m.pieces.write") ))
+  [ "$d_ops" = 1 ] && [ "$d_pieces" = 8 ] ||
+    bad+=" member $m: $d_ops writes, $d_pieces pieces;"
 done
 if [ -z "$bad" ]; then
-  ok "RAID 10: a 1M write is 8 member writes on each member"
+  ok "RAID 10: a 1M write is 8 pieces and one member write on each member"
 else
-  fail "RAID 10: a 1M write, want 8 writes per member:$bad"
+  fail "RAID 10: a 1M write, want 1 write of 8 pieces per member:$bad"
 fi
 resume p2
 expected_by_hand 10 65536 4 2 first <"$r10" >"$DIR/final.want"

@@ -13,6 +13,7 @@
 #ifndef RAIDSIM_ARRAY_H
 #define RAIDSIM_ARRAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "raidsim/geometry.h"
@@ -44,6 +45,7 @@ struct raidsim_array_params {
   unsigned nmembers;
   const uint64_t *member_size;  /* bytes, per member */
   enum raidsim_read_policy policy;
+  bool merge;                   /* one command per run (raid_geom_runs) */
 };
 
 struct raidsim_member_cmd {

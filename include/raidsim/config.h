@@ -43,6 +43,7 @@ struct raidsim_controller_config {
   int port_duplex;
   uint64_t uplink_bandwidth;    /* bytes/s shared by all; 0: unlimited */
   int uplink_duplex;
+  bool merge_pieces;            /* one command per run of pieces */
   const struct raidsim_controller_ops *ops;
   void *params;
 };

@@ -107,6 +107,53 @@ extern int raid_geom_foreach (const struct raid_geom *g,
                               uint64_t offset, uint64_t len,
                               raid_piece_fn f, void *opaque);
 
+/* Member runs: what a request costs each member.
+ *
+ * A request's pieces, each with the copy it will use (a read takes one,
+ * a write every live one), are the segments below.  Segments that go to
+ * the same member at contiguous member offsets, in array order, are one
+ * member I/O: a run.  Linux's block layer merges md's per-chunk bios the
+ * same way, so a 1 MiB read of a 2-member RAID 0 with 128K chunks costs
+ * each member one 512K I/O, not four of 128K.  The plugin issues one
+ * member I/O per run (scatter-gather over the client's buffer) and the
+ * simulator, with merge_pieces, sends one command per run.
+ */
+struct raid_seg {
+  uint64_t offset;             /* array offset of the first byte */
+  uint64_t length;
+  unsigned member;
+  uint64_t member_offset;      /* absolute, as in struct raid_copy */
+};
+
+struct raid_run {
+  unsigned member;
+  uint64_t offset;             /* member offset of the first byte */
+  uint64_t length;             /* the sum of its segments' lengths */
+  size_t first;                /* its first segment (an index into seg[]) */
+  size_t nsegs;
+};
+
+/* The most segments one run may carry: IOV_MAX, so that a run is one
+ * preadv/pwritev however small the chunks.  The simulator uses the same
+ * limit so that it sends the commands the plugin issues.
+ */
+#define RAID_RUN_MAX_SEGS 1024
+
+#define RAID_SEG_END ((size_t) -1)
+
+/* Group seg[0..n) into runs.  A segment joins the latest run of its
+ * member if it starts exactly where that run ends and the run has fewer
+ * than max_segs segments (max_segs >= 1; 1 makes one run per segment);
+ * otherwise it starts a new run.  runs[] receives the runs, in the order
+ * of their first segments, and needs room for n; next[i] is the segment
+ * after seg[i] in its run, or RAID_SEG_END, so a run's segments are
+ * run.first, next[run.first], ... in array order and at increasing
+ * member offsets.  Returns the number of runs.  Pure; needs no geometry.
+ */
+extern size_t raid_geom_runs (const struct raid_seg *seg, size_t n,
+                              unsigned max_segs, struct raid_run *runs,
+                              size_t *next);
+
 /* Parsing helpers shared by the plugin and the simulator so that both
  * accept the same spellings.  Each returns 0 or -1 with raid_geom_error ()
  * set to a message naming the value.

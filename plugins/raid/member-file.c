@@ -14,7 +14,10 @@
  *            nowait_supported), and io=threads everywhere.
  *
  * Either way the request's own thread does the last member I/O of each
- * batch itself (file_run, called by member_submit_all).
+ * batch itself (file_run, called by member_submit_all).  A member I/O
+ * that carries a run of several pieces is one preadv/pwritev (threads)
+ * or IORING_OP_READV/WRITEV (uring) over the pieces' places in the
+ * client's buffer.
  *
  * Both serve every request of every nbdkit thread, so a member never has
  * more than max-inflight I/Os outstanding, and both complete each I/O
@@ -184,6 +187,47 @@ full_pwrite (int fd, const char *buf, uint64_t len, uint64_t offset,
   return 0;
 }
 
+/* Step past n bytes of an iovec array, in place: what a short preadv
+ * or pwritev leaves to do.
+ */
+static void
+iov_advance (struct iovec **iov, unsigned *iovcnt, uint64_t n)
+{
+  while (*iovcnt > 0 && n >= (*iov)->iov_len) {
+    n -= (*iov)->iov_len;
+    (*iov)++;
+    (*iovcnt)--;
+  }
+  if (*iovcnt > 0) {
+    (*iov)->iov_base = (char *) (*iov)->iov_base + n;
+    (*iov)->iov_len -= n;
+  }
+}
+
+/* A run of pieces: one preadv or pwritev however many pieces, which is
+ * the point of merging them (see raid_geom_runs).
+ */
+static int
+full_rwv (int fd, bool write, struct iovec *iov, unsigned iovcnt,
+          uint64_t offset, bool fua)
+{
+  while (iovcnt > 0) {
+    ssize_t n = write
+      ? pwritev2 (fd, iov, iovcnt, offset, fua ? RWF_DSYNC : 0)
+      : preadv (fd, iov, iovcnt, offset);
+    if (n == -1 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      if (n == 0)
+        errno = write ? ENOSPC : EIO;
+      return -1;
+    }
+    iov_advance (&iov, &iovcnt, n);
+    offset += n;
+  }
+  return 0;
+}
+
 static bool
 is_unsupported (int err)
 {
@@ -269,8 +313,13 @@ sync_io (struct file_priv *f, struct member_io *io)
 {
   switch (io->op) {
   case MOP_READ:
+    if (io->iov)
+      return full_rwv (f->fd, false, io->iov, io->iovcnt, io->offset, false);
     return full_pread (f->fd, io->buf, io->length, io->offset);
   case MOP_WRITE:
+    if (io->iov)
+      return full_rwv (f->fd, true, io->iov, io->iovcnt, io->offset,
+                       io->flags & MIO_FUA);
     return full_pwrite (f->fd, io->buf, io->length, io->offset,
                         io->flags & MIO_FUA);
   case MOP_ZERO:
@@ -447,12 +496,21 @@ uring_prep (struct file_priv *f, struct member_io *io)
   }
   switch (io->op) {
   case MOP_READ:
-    io_uring_prep_read (sqe, f->fd, (char *) io->buf + done,
-                        io->length - done, io->offset + done);
+    /* iov[] has been advanced past what is done (uring_complete). */
+    if (io->iov)
+      io_uring_prep_readv (sqe, f->fd, io->iov, io->iovcnt,
+                           io->offset + done);
+    else
+      io_uring_prep_read (sqe, f->fd, (char *) io->buf + done,
+                          io->length - done, io->offset + done);
     break;
   case MOP_WRITE:
-    io_uring_prep_write (sqe, f->fd, (char *) io->buf + done,
-                         io->length - done, io->offset + done);
+    if (io->iov)
+      io_uring_prep_writev (sqe, f->fd, io->iov, io->iovcnt,
+                            io->offset + done);
+    else
+      io_uring_prep_write (sqe, f->fd, (char *) io->buf + done,
+                           io->length - done, io->offset + done);
     if (io->flags & MIO_FUA)
       sqe->rw_flags = RWF_DSYNC;
     break;
@@ -521,8 +579,11 @@ uring_complete (struct file_priv *f, struct member_io *io, int res, int *err)
       return 0;
     }
     io->done_bytes += res;
-    if (io->done_bytes < io->length)
+    if (io->done_bytes < io->length) {
+      if (io->iov)
+        iov_advance (&io->iov, &io->iovcnt, res);
       goto resubmit;
+    }
     return 0;
 
   case MOP_ZERO:
@@ -747,6 +808,7 @@ file_close (struct member *m)
 
 const struct member_ops file_ops = {
   .name = "file",
+  .vectored = true,
   .claims = file_claims,
   .open = file_open,
   .start = file_start,

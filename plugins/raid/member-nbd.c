@@ -1052,6 +1052,8 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
 
 const struct member_ops nbd_ops = {
   .name = "nbd",
+  /* libnbd takes one buffer per command: member.c bounces runs. */
+  .vectored = false,
   .claims = nbdm_claims,
   .open = nbdm_open,
   .start = nbdm_start,

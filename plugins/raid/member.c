@@ -76,6 +76,45 @@ batch_done (struct member_batch *b)
   pthread_mutex_unlock (&b->lock);
 }
 
+/* NBD members: libnbd reads and writes one contiguous buffer.  A run's
+ * pieces could go out as one NBD command each instead, but the bytes
+ * cross a socket anyway, one more memcpy of them costs less than the
+ * round trips of k commands, and this way every backend issues exactly
+ * the member I/O that raidsim predicts.
+ */
+static int
+bounce_start (struct member_io *io)
+{
+  char *p;
+  unsigned i;
+
+  io->bounce = malloc (io->length ? io->length : 1);
+  if (io->bounce == NULL)
+    return -1;
+  if (io->op == MOP_WRITE)
+    for (i = 0, p = io->bounce; i < io->iovcnt; ++i) {
+      memcpy (p, io->iov[i].iov_base, io->iov[i].iov_len);
+      p += io->iov[i].iov_len;
+    }
+  io->buf = io->bounce;
+  return 0;
+}
+
+static void
+bounce_end (struct member_io *io, int err)
+{
+  const char *p;
+  unsigned i;
+
+  if (io->op == MOP_READ && err == 0)
+    for (i = 0, p = io->bounce; i < io->iovcnt; ++i) {
+      memcpy (io->iov[i].iov_base, p, io->iov[i].iov_len);
+      p += io->iov[i].iov_len;
+    }
+  free (io->bounce);
+  io->bounce = NULL;
+}
+
 /* Everything before the backend sees an I/O.  Returns false if the io
  * is already complete (its member has failed).
  */
@@ -87,8 +126,14 @@ member_start (struct member_io *io)
   io->err = 0;
   io->done_bytes = 0;
   io->backend_priv = NULL;
+  io->bounce = NULL;
   if (atomic_load (&m->failed)) {
     io->err = EIO;
+    batch_done (io->batch);
+    return false;
+  }
+  if (io->iov && !m->ops->vectored && bounce_start (io) == -1) {
+    io->err = ENOMEM;
     batch_done (io->batch);
     return false;
   }
@@ -108,8 +153,8 @@ member_start (struct member_io *io)
   io->start_ns = stats_start (&m->stats);
   if (raid_debug_io)
     nbdkit_debug ("%s member=%u offset=%" PRIu64 " length=%" PRIu64
-                  "%s", op_names[io->op], m->index, io->offset, io->length,
-                  io->flags & MIO_FUA ? " fua" : "");
+                  " pieces=%u%s", op_names[io->op], m->index, io->offset,
+                  io->length, io->pieces, io->flags & MIO_FUA ? " fua" : "");
   return true;
 }
 
@@ -183,13 +228,17 @@ member_io_done (struct member_io *io, int err)
   struct member *m = io->member;
   struct member_batch *b = io->batch;
 
+  if (io->bounce)
+    bounce_end (io, err);
   /* A refused fast zero is an answer, not an error: count it as
    * neither a zero done nor a failure.
    */
   if (io->op == MOP_ZERO && (io->flags & MIO_FAST) && err == ENOTSUP)
-    stats_done (&m->stats, io->op, io->length, io->start_ns, STATS_NOT_DONE);
+    stats_done (&m->stats, io->op, io->length, io->pieces, io->start_ns,
+                STATS_NOT_DONE);
   else
-    stats_done (&m->stats, io->op, io->length, io->start_ns, err);
+    stats_done (&m->stats, io->op, io->length, io->pieces, io->start_ns,
+                err);
   io->err = err;
   pthread_mutex_lock (&m->slot_lock);
   atomic_fetch_sub (&m->pending, 1);

@@ -38,6 +38,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "stats.h"
 
@@ -66,7 +67,15 @@ struct member;
 struct member_io {
   enum member_op op;
   uint32_t flags;
-  void *buf;                    /* MOP_READ / MOP_WRITE only */
+  /* The data of MOP_READ / MOP_WRITE: buf, or, when iov is not NULL,
+   * the iovcnt buffers of iov[] in turn (a run of several pieces, whose
+   * bytes are scattered over the client's buffer).  The backend may
+   * change iov[] and iovcnt while the I/O is in flight.
+   */
+  void *buf;
+  struct iovec *iov;
+  unsigned iovcnt;
+  unsigned pieces;              /* array pieces (chunks) it carries */
   uint64_t offset;              /* member offset, never the array offset */
   uint64_t length;
   int err;                      /* 0, or an errno once done */
@@ -76,11 +85,19 @@ struct member_io {
   /* Owned by the backend while the I/O is in flight. */
   uint64_t done_bytes;
   void *backend_priv;
+  void *bounce;                 /* member.c's copy of iov[] for backends
+                                 * that are not vectored */
   struct member_io *q_next, *q_prev;    /* a backend's queue */
 };
 
 struct member_ops {
   const char *name;             /* "file", "nbd" */
+
+  /* True if submit and run take io->iov.  For other backends member.c
+   * gathers iov[] into one bounce buffer (and scatters it back after a
+   * read), so that they only ever see io->buf.
+   */
+  bool vectored;
 
   /* True if this backend takes this member string (a path, a URI). */
   bool (*claims) (const char *name);

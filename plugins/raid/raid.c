@@ -7,9 +7,12 @@
  *     -> plan_build: raid_geom_foreach (raidsim/geometry.c) cuts the
  *        request into pieces, each with the list of copies that hold it
  *     -> do_read picks one copy of every piece by the read policy,
- *        do_write takes every live copy; each makes one member_io per
- *        member I/O and submits them all at once, so a request over k
- *        members has k member I/Os in flight together
+ *        do_write takes every live copy; raid_geom_runs then groups the
+ *        pieces that are contiguous on one member into runs, as Linux's
+ *        block layer merges md's bios, and each run is one member_io
+ *        (scattered over the client's buffer by an iovec); all are
+ *        submitted at once, so a request over k members has k member
+ *        I/Os in flight together
  *     -> member_submit_all (member.c) hands them to the members'
  *        backends (member-file.c, member-nbd.c), doing the last one in
  *        this thread where it can, and then any other that no backend
@@ -631,6 +634,7 @@ struct piece {
   struct raid_copy *copy;
   uint32_t tried, bad;          /* copy bitmasks, for reads */
   int chosen;
+  bool again;                   /* read chosen again, on its own */
 };
 
 #define PLAN_INLINE 16
@@ -709,6 +713,7 @@ plan_add (const struct raid_piece *p, void *opaque)
   q->copy = (struct raid_copy *) (uintptr_t) pl->ncopies;
   q->tried = q->bad = 0;
   q->chosen = -1;
+  q->again = false;
   memcpy (&pl->copies[pl->ncopies], p->copy, p->ncopies * sizeof *p->copy);
   pl->ncopies += p->ncopies;
   return 0;
@@ -739,8 +744,10 @@ plan_build (struct plan *pl, uint64_t offset, uint64_t count)
  *    connections.
  * 4. least-pending: the candidate whose member has the fewest I/Os in
  *    flight (md's choice for non-rotational members); ties go to the
- *    earlier copy.  A request's own I/Os count as they are submitted,
- *    so the pieces of one request spread over the copies.
+ *    earlier copy.  Every piece of a request is chosen before any of
+ *    them is submitted, so a request's own pieces do not count: they
+ *    stay on one copy where the counts allow, and go to that member as
+ *    one run (raidsim's array.c chooses the same way with merge_pieces).
  * 5. sequential: a candidate whose member's last I/O ended exactly where
  *    this copy starts, so a stream stays on one member; otherwise the
  *    candidate whose last I/O ended nearest (md's choice for disks).
@@ -796,21 +803,131 @@ choose_copy (const struct piece *p)
   abort ();
 }
 
-static struct member_io *
-alloc_ios (size_t n, struct member_io *inline_ios, size_t ninline)
-{
-  struct member_io *ios = n <= ninline ? inline_ios : calloc (n, sizeof *ios);
+/* A request's member I/Os: the segments (a piece on the copy it uses),
+ * the runs raid_geom_runs groups them into, and one member_io per run,
+ * whose iovec, for a run of several pieces, points into the client's
+ * buffer.  Small requests fit the inline arrays.
+ */
+#define IOSET_INLINE 16
 
-  if (ios == NULL)
-    nbdkit_error ("calloc: %m");
-  return ios;
+struct ioset {
+  size_t nseg, nrun;
+  struct raid_seg *seg;
+  size_t *seg_piece;            /* the plan's piece of each segment */
+  size_t *next;
+  struct raid_run *run;
+  struct member_io *io;
+  struct iovec *iov;
+  void *heap;
+  struct member_io io_inline[IOSET_INLINE];
+  struct raid_seg seg_inline[IOSET_INLINE];
+  struct raid_run run_inline[IOSET_INLINE];
+  struct iovec iov_inline[IOSET_INLINE];
+  size_t seg_piece_inline[IOSET_INLINE], next_inline[IOSET_INLINE];
+};
+
+/* Room for cap segments, and so for cap runs. */
+static int
+ioset_init (struct ioset *set, size_t cap)
+{
+  char *p;
+
+  set->nseg = set->nrun = 0;
+  set->heap = NULL;
+  if (cap <= IOSET_INLINE) {
+    set->io = set->io_inline;
+    set->seg = set->seg_inline;
+    set->run = set->run_inline;
+    set->iov = set->iov_inline;
+    set->seg_piece = set->seg_piece_inline;
+    set->next = set->next_inline;
+    return 0;
+  }
+  /* One allocation; every member has 8-byte alignment at most. */
+  p = set->heap = malloc (cap * (sizeof *set->io + sizeof *set->seg +
+                                 sizeof *set->run + sizeof *set->iov +
+                                 2 * sizeof (size_t)));
+  if (p == NULL) {
+    nbdkit_error ("malloc: %m");
+    return -1;
+  }
+  set->io = (void *) p;        p += cap * sizeof *set->io;
+  set->seg = (void *) p;       p += cap * sizeof *set->seg;
+  set->run = (void *) p;       p += cap * sizeof *set->run;
+  set->iov = (void *) p;       p += cap * sizeof *set->iov;
+  set->seg_piece = (void *) p; p += cap * sizeof (size_t);
+  set->next = (void *) p;
+  return 0;
 }
 
-/* Read every piece from one copy, all pieces at once.  Pieces whose
- * copy failed go round again on another copy.  Copies that returned an
- * error are then rewritten from the good data, as md does; a copy that
- * cannot even be rewritten is failed.
+static void
+ioset_free (struct ioset *set)
+{
+  free (set->heap);
+}
+
+static void
+ioset_add (struct ioset *set, size_t piece, const struct piece *p,
+           const struct raid_copy *c)
+{
+  set->seg_piece[set->nseg] = piece;
+  set->seg[set->nseg++] = (struct raid_seg) {
+    .offset = p->offset, .length = p->length,
+    .member = c->member, .member_offset = c->offset,
+  };
+}
+
+/* Group the segments into runs of at most max_segs and fill one
+ * member_io per run.  buf is the client's buffer, which starts at array
+ * offset req_offset, or NULL for zero and trim.
  */
+static void
+ioset_runs (struct ioset *set, enum member_op op, uint32_t flags,
+            char *buf, uint64_t req_offset, unsigned max_segs,
+            struct member_batch *batch)
+{
+  size_t r, s, v = 0;
+
+  set->nrun = raid_geom_runs (set->seg, set->nseg, max_segs, set->run,
+                              set->next);
+  for (r = 0; r < set->nrun; ++r) {
+    const struct raid_run *run = &set->run[r];
+    struct member_io *io = &set->io[r];
+
+    *io = (struct member_io) {
+      .op = op,
+      .flags = flags,
+      .offset = run->offset,
+      .length = run->length,
+      .pieces = run->nsegs,
+      .member = &members[run->member],
+      .batch = batch,
+    };
+    if (buf == NULL)
+      continue;
+    if (run->nsegs == 1) {
+      io->buf = buf + (set->seg[run->first].offset - req_offset);
+      continue;
+    }
+    io->iov = &set->iov[v];
+    io->iovcnt = run->nsegs;
+    for (s = run->first; s != RAID_SEG_END; s = set->next[s])
+      set->iov[v++] = (struct iovec) {
+        .iov_base = buf + (set->seg[s].offset - req_offset),
+        .iov_len = set->seg[s].length,
+      };
+  }
+}
+
+static void
+ioset_submit (struct ioset *set, struct member_batch *batch)
+{
+  batch_init (batch, set->nrun);
+  member_submit_all (set->io, set->nrun);
+  batch_wait (batch);
+  batch_destroy (batch);
+}
+
 /* Rewrite the copies that failed a read from the data that was read
  * from another copy, as md does; a copy that cannot even be rewritten
  * is failed.  Returns 0 or an errno.
@@ -840,6 +957,7 @@ repair (struct plan *pl, char *buf, uint64_t offset)
       if (p->bad & (1u << k))
         rep[j++] = (struct member_io) {
           .op = MOP_WRITE,
+          .pieces = 1,
           .buf = buf + (p->offset - offset),
           .offset = p->copy[k].offset,
           .length = p->length,
@@ -864,77 +982,85 @@ repair (struct plan *pl, char *buf, uint64_t offset)
   return 0;
 }
 
+/* Read every piece from one copy, all pieces at once, the pieces that
+ * are contiguous on a member as one run.  A run that fails is read again
+ * piece by piece from the same copy, since which of its pieces failed is
+ * not known; a piece that fails on its own goes round again on another
+ * copy.  Copies that returned an error are then rewritten from the good
+ * data (repair).
+ */
 static int
-do_read (char *buf, uint64_t count, uint64_t offset)
+do_read (char *buf, uint64_t count, uint64_t offset, size_t *npieces)
 {
   struct plan pl;
-  struct member_io ios_inline[PLAN_INLINE], *ios;
-  struct piece *owner_inline[PLAN_INLINE], **owner;
+  struct ioset set;
   struct member_batch batch;
-  size_t i, nsub;
+  unsigned max_segs = RAID_RUN_MAX_SEGS;
+  size_t i, r, s;
   int err = 0;
 
   if (plan_build (&pl, offset, count) == -1)
     return -1;
-  ios = alloc_ios (pl.npieces, ios_inline, PLAN_INLINE);
-  owner = pl.npieces <= PLAN_INLINE ? owner_inline
-    : malloc (pl.npieces * sizeof *owner);
-  if (ios == NULL || owner == NULL) {
-    err = ENOMEM;
-    goto out;
+  *npieces = pl.npieces;
+  if (ioset_init (&set, pl.npieces) == -1) {
+    plan_free (&pl);
+    errno = ENOMEM;
+    return -1;
   }
 
   for (;;) {
     /* Choose for every piece before submitting any, so that a piece with
      * no copy left fails the request with no I/O in flight.
      */
-    nsub = 0;
+    set.nseg = 0;
     for (i = 0; i < pl.npieces; ++i) {
       struct piece *p = &pl.piece[i];
-      if (p->chosen >= 0 && !(p->bad & (1u << p->chosen)))
-        continue;               /* read already */
-      p->chosen = choose_copy (p);
-      if (p->chosen < 0) {
-        nbdkit_error ("pread: array offset %" PRIu64 ": no copy could "
-                      "be read", p->offset);
-        err = EIO;
-        goto out;
+      if (p->again)
+        p->again = false;
+      else {
+        if (p->chosen >= 0 && !(p->bad & (1u << p->chosen)))
+          continue;             /* read already */
+        p->chosen = choose_copy (p);
+        if (p->chosen < 0) {
+          nbdkit_error ("pread: array offset %" PRIu64 ": no copy could "
+                        "be read", p->offset);
+          err = EIO;
+          goto out;
+        }
+        p->tried |= 1u << p->chosen;
       }
-      p->tried |= 1u << p->chosen;
-      owner[nsub] = p;
-      ios[nsub++] = (struct member_io) {
-        .op = MOP_READ,
-        .buf = buf + (p->offset - offset),
-        .offset = p->copy[p->chosen].offset,
-        .length = p->length,
-        .member = &members[p->copy[p->chosen].member],
-        .batch = &batch,
-      };
+      ioset_add (&set, i, p, &p->copy[p->chosen]);
     }
-    if (nsub == 0)
+    if (set.nseg == 0)
       break;
 
-    batch_init (&batch, nsub);
-    member_submit_all (ios, nsub);
-    batch_wait (&batch);
-    batch_destroy (&batch);
+    ioset_runs (&set, MOP_READ, 0, buf, offset, max_segs, &batch);
+    ioset_submit (&set, &batch);
+    max_segs = 1;               /* rounds after the first are retries */
 
-    for (i = 0; i < nsub; ++i) {
-      struct piece *p = owner[i];
-      struct member *m = ios[i].member;
-      if (ios[i].err == 0)
+    for (r = 0; r < set.nrun; ++r) {
+      struct member_io *io = &set.io[r];
+      struct member *m = io->member;
+      struct piece *p;
+
+      if (io->err == 0)
         continue;
+      if (set.run[r].nsegs > 1) {
+        for (s = set.run[r].first; s != RAID_SEG_END; s = set.next[s])
+          pl.piece[set.seg_piece[s]].again = true;
+        continue;
+      }
+      p = &pl.piece[set.seg_piece[set.run[r].first]];
       if (!is_redundant ()) {
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
-                      m->index, m->name, ios[i].offset,
-                      strerror (ios[i].err));
-        err = ios[i].err;
+                      m->index, m->name, io->offset, strerror (io->err));
+        err = io->err;
         continue;
       }
       if (!atomic_load (&m->failed))
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; "
                       "reading another copy", m->index, m->name,
-                      ios[i].offset, strerror (ios[i].err));
+                      io->offset, strerror (io->err));
       p->bad |= 1u << p->chosen;
     }
     if (err)
@@ -944,10 +1070,7 @@ do_read (char *buf, uint64_t count, uint64_t offset)
   err = repair (&pl, buf, offset);
 
  out:
-  if (ios && ios != ios_inline)
-    free (ios);
-  if (owner && owner != owner_inline)
-    free (owner);
+  ioset_free (&set);
   plan_free (&pl);
   if (err) {
     errno = err;
@@ -968,14 +1091,13 @@ static const char *const op_names[MOP_COUNT] = {
  */
 static int
 do_write (enum member_op op, const char *buf, uint64_t count,
-          uint64_t offset, uint32_t flags)
+          uint64_t offset, uint32_t flags, size_t *npieces)
 {
   struct plan pl;
-  struct member_io ios_inline[PLAN_INLINE * 2], *ios;
-  unsigned *piece_of = NULL;
+  struct ioset set;
   struct member_batch batch;
   uint32_t mflags = 0;
-  size_t i, n = 0;
+  size_t i, r, s;
   int err = 0;
 
   if (flags & NBDKIT_FLAG_FUA) mflags |= MIO_FUA;
@@ -984,6 +1106,7 @@ do_write (enum member_op op, const char *buf, uint64_t count,
 
   if (plan_build (&pl, offset, count) == -1)
     return -1;
+  *npieces = pl.npieces;
 
   /* A member that has refused a fast zero will refuse again: say so
    * before zeroing anything, so that copies never disagree over a zero
@@ -997,59 +1120,50 @@ do_write (enum member_op op, const char *buf, uint64_t count,
         return -1;
       }
 
-  ios = alloc_ios (pl.ncopies, ios_inline, PLAN_INLINE * 2);
-  piece_of = malloc (pl.ncopies * sizeof *piece_of);
-  if (ios == NULL || piece_of == NULL) {
-    err = ENOMEM;
-    goto out;
+  if (ioset_init (&set, pl.ncopies) == -1) {
+    plan_free (&pl);
+    errno = ENOMEM;
+    return -1;
   }
   for (i = 0; i < pl.npieces; ++i) {
     struct piece *p = &pl.piece[i];
     unsigned k;
-    for (k = 0; k < p->ncopies; ++k) {
-      struct member *m = &members[p->copy[k].member];
-      if (atomic_load (&m->failed))
-        continue;
-      piece_of[n] = i;
-      ios[n++] = (struct member_io) {
-        .op = op,
-        .flags = mflags,
-        .buf = op == MOP_WRITE ? (char *) buf + (p->offset - offset) : NULL,
-        .offset = p->copy[k].offset,
-        .length = p->length,
-        .member = m,
-        .batch = &batch,
-      };
-    }
+    for (k = 0; k < p->ncopies; ++k)
+      if (!atomic_load (&members[p->copy[k].member].failed))
+        ioset_add (&set, i, p, &p->copy[k]);
   }
-  batch_init (&batch, n);
-  member_submit_all (ios, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
+  ioset_runs (&set, op, mflags, op == MOP_WRITE ? (char *) buf : NULL,
+              offset, RAID_RUN_MAX_SEGS, &batch);
+  ioset_submit (&set, &batch);
 
-  /* Count, for every piece, the copies that took it. */
+  /* Count, for every piece, the copies that took it.  A run that failed
+   * fails its member (or the request, on a RAID 0) whichever of its
+   * pieces failed, so runs need no splitting here.
+   */
   for (i = 0; i < pl.npieces; ++i)
     pl.piece[i].tried = 0;
-  for (i = 0; i < n; ++i) {
-    struct member *m = ios[i].member;
-    if (ios[i].err == 0) {
-      pl.piece[piece_of[i]].tried++;
+  for (r = 0; r < set.nrun; ++r) {
+    struct member_io *io = &set.io[r];
+    struct member *m = io->member;
+    if (io->err == 0) {
+      for (s = set.run[r].first; s != RAID_SEG_END; s = set.next[s])
+        pl.piece[set.seg_piece[s]].tried++;
       continue;
     }
     /* A refused fast zero is an answer, not a failed member. */
-    if ((mflags & MIO_FAST) && ios[i].err == ENOTSUP) {
+    if ((mflags & MIO_FAST) && io->err == ENOTSUP) {
       atomic_store (&m->no_fast_zero, true);
       err = ENOTSUP;
       continue;
     }
     if (!is_redundant ()) {
       nbdkit_error ("%s: member %u (%s) at offset %" PRIu64 ": %s",
-                    op_names[op], m->index, m->name, ios[i].offset,
-                    strerror (ios[i].err));
-      err = ios[i].err;
+                    op_names[op], m->index, m->name, io->offset,
+                    strerror (io->err));
+      err = io->err;
       continue;
     }
-    fail_member (m->index, op_names[op], ios[i].err);
+    fail_member (m->index, op_names[op], io->err);
   }
   if (err == 0)
     for (i = 0; i < pl.npieces; ++i)
@@ -1060,10 +1174,7 @@ do_write (enum member_op op, const char *buf, uint64_t count,
         break;
       }
 
- out:
-  free (piece_of);
-  if (ios && ios != ios_inline)
-    free (ios);
+  ioset_free (&set);
   plan_free (&pl);
   if (err) {
     errno = err;
@@ -1112,14 +1223,15 @@ do_flush (void)
 }
 
 /* Every client request is counted in the array's statistics once
- * do_* has returned r, with errno set if r is -1.
+ * do_* has returned r, with errno set if r is -1, with the pieces the
+ * geometry cut it into.
  */
 static int
-counted (int op, uint64_t count, uint64_t start_ns, int r)
+counted (int op, uint64_t count, size_t pieces, uint64_t start_ns, int r)
 {
   int err = r == -1 ? errno : 0;
 
-  stats_done (&array_stats, op, count, start_ns, err);
+  stats_done (&array_stats, op, count, pieces, start_ns, err);
   errno = err;
   return r;
 }
@@ -1145,11 +1257,14 @@ raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
   uint64_t t;
+  size_t pieces = 0;
+  int r;
 
   if (!aligned ("pread", count, offset))
     return -1;
   t = stats_start (&array_stats);
-  return counted (MOP_READ, count, t, do_read (buf, count, offset));
+  r = do_read (buf, count, offset, &pieces);
+  return counted (MOP_READ, count, pieces, t, r);
 }
 
 static int
@@ -1157,43 +1272,49 @@ raid_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
              uint32_t flags)
 {
   uint64_t t;
+  size_t pieces = 0;
+  int r;
 
   if (!aligned ("pwrite", count, offset))
     return -1;
   t = stats_start (&array_stats);
-  return counted (MOP_WRITE, count, t,
-                  do_write (MOP_WRITE, buf, count, offset, flags));
+  r = do_write (MOP_WRITE, buf, count, offset, flags, &pieces);
+  return counted (MOP_WRITE, count, pieces, t, r);
 }
 
 static int
 raid_zero (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
   uint64_t t;
+  size_t pieces = 0;
+  int r;
 
   if (!aligned ("zero", count, offset))
     return -1;
   t = stats_start (&array_stats);
-  return counted (MOP_ZERO, count, t,
-                  do_write (MOP_ZERO, NULL, count, offset, flags));
+  r = do_write (MOP_ZERO, NULL, count, offset, flags, &pieces);
+  return counted (MOP_ZERO, count, pieces, t, r);
 }
 
 static int
 raid_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
   uint64_t t;
+  size_t pieces = 0;
+  int r;
 
   if (!aligned ("trim", count, offset))
     return -1;
   t = stats_start (&array_stats);
-  return counted (MOP_TRIM, count, t,
-                  do_write (MOP_TRIM, NULL, count, offset, flags));
+  r = do_write (MOP_TRIM, NULL, count, offset, flags, &pieces);
+  return counted (MOP_TRIM, count, pieces, t, r);
 }
 
 static int
 raid_flush (void *handle, uint32_t flags)
 {
   uint64_t t = stats_start (&array_stats);
-  return counted (MOP_FLUSH, 0, t, do_flush ());
+  return counted (MOP_FLUSH, 0, 0, t, do_flush ());
 }
 
 /* Extents.  A byte is a hole in the array only where every copy of it

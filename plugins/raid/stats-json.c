@@ -60,22 +60,27 @@ static void
 add_stats (json_object *o, struct io_stats *live)
 {
   struct io_stats *s = malloc (sizeof *s);
-  json_object *ops, *bytes, *lat;
+  json_object *ops, *pieces, *bytes, *lat;
   int i;
 
   if (s == NULL)
     return;
   snapshot (live, s);
   ops = json_object_new_object ();
+  pieces = json_object_new_object ();
   bytes = json_object_new_object ();
   for (i = 0; i < MOP_COUNT; ++i) {
     json_object_object_add (ops, op_keys[i],
                             json_object_new_uint64 (s->ops[i]));
-    if (i != MOP_FLUSH)
+    if (i != MOP_FLUSH) {
+      json_object_object_add (pieces, op_keys[i],
+                              json_object_new_uint64 (s->pieces[i]));
       json_object_object_add (bytes, op_keys[i],
                               json_object_new_uint64 (s->bytes[i]));
+    }
   }
   json_object_object_add (o, "ops", ops);
+  json_object_object_add (o, "pieces", pieces);
   json_object_object_add (o, "bytes", bytes);
   json_object_object_add (o, "errors", json_object_new_uint64 (s->errors));
   json_object_object_add (o, "max_inflight",
@@ -176,14 +181,15 @@ summary_line (const char *what, struct io_stats *live)
     snprintf (errs, sizeof errs, ", %" PRIu64 " errors", s->errors);
   fprintf (stderr,
            "nbdkit: raid: stats: %s: %" PRIu64 " reads (%" PRIu64
-           " bytes, p50 %" PRIu64 " p99 %" PRIu64 " ns), %" PRIu64
-           " writes (%" PRIu64 " bytes, p50 %" PRIu64 " p99 %" PRIu64
+           " pieces, %" PRIu64 " bytes, p50 %" PRIu64 " p99 %" PRIu64
+           " ns), %" PRIu64 " writes (%" PRIu64 " pieces, %" PRIu64
+           " bytes, p50 %" PRIu64 " p99 %" PRIu64
            " ns), %" PRIu64 " zero, %" PRIu64 " trim, %" PRIu64
            " flush%s, max in flight %u\n",
-           what, s->ops[MOP_READ], s->bytes[MOP_READ],
+           what, s->ops[MOP_READ], s->pieces[MOP_READ], s->bytes[MOP_READ],
            raidsim_hist_percentile (&s->lat_read, 50),
            raidsim_hist_percentile (&s->lat_read, 99),
-           s->ops[MOP_WRITE], s->bytes[MOP_WRITE],
+           s->ops[MOP_WRITE], s->pieces[MOP_WRITE], s->bytes[MOP_WRITE],
            raidsim_hist_percentile (&s->lat_write, 50),
            raidsim_hist_percentile (&s->lat_write, 99),
            s->ops[MOP_ZERO], s->ops[MOP_TRIM], s->ops[MOP_FLUSH],

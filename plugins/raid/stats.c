@@ -39,8 +39,8 @@ stats_start (struct io_stats *s)
 }
 
 void
-stats_done (struct io_stats *s, int op, uint64_t length, uint64_t start_ns,
-            int err)
+stats_done (struct io_stats *s, int op, uint64_t length, unsigned pieces,
+            uint64_t start_ns, int err)
 {
   uint64_t lat = stats_now_ns () - start_ns;
 
@@ -52,6 +52,7 @@ stats_done (struct io_stats *s, int op, uint64_t length, uint64_t start_ns,
     s->errors++;
   else {
     s->ops[op]++;
+    s->pieces[op] += pieces;
     if (op != MOP_FLUSH)
       s->bytes[op] += length;
     if (op == MOP_READ)

@@ -15,6 +15,7 @@
  *
  *   STATS = "ops": { "read": N, "write": N, "zero": N, "trim": N,
  *                    "flush": N },
+ *           "pieces": { "read": N, "write": N, "zero": N, "trim": N },
  *           "bytes": { "read": N, "write": N, "zero": N, "trim": N },
  *           "errors": N,
  *           "max_inflight": N,
@@ -24,7 +25,12 @@
  *                       "write": { ... } }
  *
  * For the array, ops and bytes count client requests; for a member,
- * member I/Os.
+ * member I/Os.  Pieces count the chunk-sized pieces the geometry cuts a
+ * request into (RAID 1: one per request): for the array, each piece
+ * once; for a member, the pieces its I/Os carried.  A member I/O is one
+ * run of pieces that are contiguous on the member (raid_geom_runs), so
+ * a 1 MiB read of a 2-member RAID 0 with 128K chunks is 1 op and 8
+ * pieces on the array, and 1 op and 4 pieces on each member.
  */
 #ifndef RAID_STATS_H
 #define RAID_STATS_H
@@ -37,6 +43,7 @@
 struct io_stats {
   pthread_mutex_t lock;
   uint64_t ops[5];              /* by enum member_op */
+  uint64_t pieces[5];           /* array pieces (chunks) the ops carried */
   uint64_t bytes[5];
   uint64_t errors;
   unsigned inflight, max_inflight;
@@ -47,13 +54,13 @@ extern void stats_init (struct io_stats *s);
 extern void stats_destroy (struct io_stats *s);
 /* Count an I/O starting; returns its start time. */
 extern uint64_t stats_start (struct io_stats *s);
-/* Count an I/O of op (enum member_op) and length bytes, started at
- * start_ns, that ended with err (0 for success).  STATS_NOT_DONE ends it
+/* Count an I/O of op (enum member_op), length bytes and pieces array
+ * pieces, started at start_ns, that ended with err (0 for success).  STATS_NOT_DONE ends it
  * without counting it at all.
  */
 #define STATS_NOT_DONE (-1)
 extern void stats_done (struct io_stats *s, int op, uint64_t length,
-                        uint64_t start_ns, int err);
+                        unsigned pieces, uint64_t start_ns, int err);
 extern uint64_t stats_now_ns (void);
 
 #endif /* RAID_STATS_H */
