@@ -1267,47 +1267,39 @@ raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
   return counted (MOP_READ, count, pieces, t, r);
 }
 
+/* Writes, zeroes and trims take the same path: do_write with their op. */
 static int
-raid_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
-             uint32_t flags)
+write_op (enum member_op op, const void *buf, uint32_t count,
+          uint64_t offset, uint32_t flags)
 {
   uint64_t t;
   size_t pieces = 0;
   int r;
 
-  if (!aligned ("pwrite", count, offset))
+  if (!aligned (op_names[op], count, offset))
     return -1;
   t = stats_start (&array_stats);
-  r = do_write (MOP_WRITE, buf, count, offset, flags, &pieces);
-  return counted (MOP_WRITE, count, pieces, t, r);
+  r = do_write (op, buf, count, offset, flags, &pieces);
+  return counted (op, count, pieces, t, r);
+}
+
+static int
+raid_pwrite (void *handle, const void *buf, uint32_t count, uint64_t offset,
+             uint32_t flags)
+{
+  return write_op (MOP_WRITE, buf, count, offset, flags);
 }
 
 static int
 raid_zero (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  uint64_t t;
-  size_t pieces = 0;
-  int r;
-
-  if (!aligned ("zero", count, offset))
-    return -1;
-  t = stats_start (&array_stats);
-  r = do_write (MOP_ZERO, NULL, count, offset, flags, &pieces);
-  return counted (MOP_ZERO, count, pieces, t, r);
+  return write_op (MOP_ZERO, NULL, count, offset, flags);
 }
 
 static int
 raid_trim (void *handle, uint32_t count, uint64_t offset, uint32_t flags)
 {
-  uint64_t t;
-  size_t pieces = 0;
-  int r;
-
-  if (!aligned ("trim", count, offset))
-    return -1;
-  t = stats_start (&array_stats);
-  r = do_write (MOP_TRIM, NULL, count, offset, flags, &pieces);
-  return counted (MOP_TRIM, count, pieces, t, r);
+  return write_op (MOP_TRIM, NULL, count, offset, flags);
 }
 
 static int
