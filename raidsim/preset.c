@@ -85,10 +85,13 @@ static const struct row cdm3_rows[] = {
 };
 #undef CDM
 #define CDM(name, rw, bs, qd) \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, false }
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true }
 
 /* CrystalDiskMark 8's default set: every read test, then every write
- * test, 5 s each over a 1 GiB test file.
+ * test, 5 s each over a 1 GiB test file.  It runs DiskSpd, whose -r
+ * draws each offset afresh (Rand64 () modulo the aligned target size,
+ * NextRelativeRandomOffset in its Common/Common.h), with no record of
+ * the blocks already done: norandommap, as for cdm3.
  */
 static const struct row cdm8_rows[] = {
   { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },

@@ -71,8 +71,8 @@ check_jobs (const struct raidsim_jobfile *jf, const struct want *w,
   }
 }
 
-/* CrystalDiskMark 3 draws every random offset afresh (norandommap);
- * its sequential tests have no offsets to draw.
+/* CrystalDiskMark 3 and DiskSpd (CrystalDiskMark 8) draw every random
+ * offset afresh (norandommap); sequential tests have no offsets to draw.
  */
 static void
 check_norandommap (const struct raidsim_jobfile *jf, bool want)
@@ -143,6 +143,7 @@ START_TEST (cdm8)
 
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
   check_jobs (jf, w, 9, GiB, 5 * SEC, true);
+  check_norandommap (jf, true);
   raidsim_jobfile_free (jf);
   jf = raidsim_preset_expand ("cdm8:4GiB", 100 * GiB);
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
