@@ -694,7 +694,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     if (m->dev == NULL)
       goto err;
     if (dc->ops->place)
-      dc->ops->place (m->dev, i);
+      dc->ops->place (m->dev, i, seed);
     m->dev_next = dc->ops->next (m->dev);
     raidsim_event_init (&m->wake, dev_wake_fire);
     snprintf (name, sizeof name, "port%u", i);

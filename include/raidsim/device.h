@@ -58,8 +58,9 @@ caller may remember it rather than ask again (the simulator does).
 /* Bump when struct raidsim_device_ops or the calling rules change.
  * 2: create takes the capacity; next () may be a decision time.
  * 3: place (optional) says which member a device is.
+ * 4: place also gives the run's seed.
  */
-#define RAIDSIM_DEVICE_OPS_VERSION 3
+#define RAIDSIM_DEVICE_OPS_VERSION 4
 
 struct raidsim_device_ops {
   int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */
@@ -86,12 +87,15 @@ struct raidsim_device_ops {
   void (*destroy) (void *dev);
 
   /* Optional (NULL: the model ignores it).  Called once, before any
-   * I/O, with the device's member index in its array.  Members built
-   * from one file are identical, but real units are not in every
-   * respect: an hdd uses it for its spindle's phase, since the
-   * spindles of an array's disks are not synchronised.
+   * I/O, with the device's member index in its array and the run's
+   * seed.  Members built from one file are identical, but real units
+   * are not in every respect: an hdd uses the index for its spindle's
+   * phase, since the spindles of an array's disks are not
+   * synchronised, and a used flash drive seeds its own garbage
+   * collection schedule from both.  A model never called here behaves
+   * as member 0 of a run with seed 0.
    */
-  void (*place) (void *dev, unsigned member);
+  void (*place) (void *dev, unsigned member, uint64_t seed);
 
   raidsim_ns (*submit) (void *dev, struct raidsim_io *io, raidsim_ns now);
   raidsim_ns (*next) (const void *dev);

@@ -64,6 +64,26 @@
  * The erase itself is folded into program_time.  This is the mechanism
  * that makes used drives write slower than fresh ones.
  *
+ * Collection in bursts.  A drive does not reclaim a block for every
+ * page it writes: it writes into its pool of free blocks until the pool
+ * runs low, and then reclaims several blocks at once, moving their
+ * valid pages before it programs more host data.  With `gc_interval` >
+ * 0 a used drive does that: each host page costs program_time alone,
+ * and after each interval of host pages the drive moves the pages it
+ * owes for them, (W - 1) per host page, each a read and a program
+ * (read_time + program_time, an on-die copy with no channel transfer)
+ * on the same dies and program slots as host pages, which wait behind
+ * them.  The mean cost per host page is the formula above; only its
+ * timing changes.  A single drive at queue depth 1 loses the same time
+ * either way, but members of an array each stop on their own, and a
+ * request that needs both waits for whichever is collecting.  The
+ * intervals are drawn uniformly between half and one and a half times
+ * gc_interval (victim blocks hold more or fewer valid pages), the pause
+ * after each moving the debt of exactly its interval, and the first
+ * ends anywhere in its length (the pool was part used before the run):
+ * from the run's seed and the member's index, so the members of an
+ * array do not stop together.
+ *
  * Unwritten data.  Many drives answer a read of a range that was never
  * written (or was trimmed) without touching the flash.  With
  * `unwritten_read` > 0 a fresh drive remembers which ranges have been
@@ -101,6 +121,7 @@
 
 #include "raidsim/device.h"
 #include "raidsim/error.h"
+#include "raidsim/rng.h"
 #include "doneq.h"
 
 enum { STATE_FRESH, STATE_USED };
@@ -127,6 +148,7 @@ struct flash_params {
   uint64_t unwritten_read;
   uint64_t max_programs;
   uint64_t write_rate;
+  uint64_t gc_interval;
 };
 
 /* Write-buffer slots at most (32 MiB of timestamps). */
@@ -184,7 +206,8 @@ static const struct raidsim_param flash_params[] = {
     .max = 100 * RAIDSIM_RATIO_ONE, .unit = "x",
     .help = "state = used: pages programmed per page the host writes; "
     "each host page costs its die write_amplification program times "
-    "plus write_amplification - 1 read times." },
+    "plus write_amplification - 1 read times, with every page or in "
+    "pauses (gc_interval)." },
   { .name = "unwritten_read", .type = RAIDSIM_PT_TIME,
     .offset = P (unwritten_read), .def = "0", .min = 0,
     .max = RAIDSIM_NS_PER_S,
@@ -203,6 +226,15 @@ static const struct raidsim_param flash_params[] = {
     "interface_rate (a write path slower than the link: the data "
     "sheet's sequential write figure); the bytes still hold the "
     "interface while they cross.  0: writes cross at interface_rate." },
+  { .name = "gc_interval", .type = RAIDSIM_PT_SIZE,
+    .offset = P (gc_interval), .def = "0", .min = 0,
+    .max = UINT64_C (1) << 40,
+    .help = "state = used: host bytes written between garbage-collection "
+    "pauses, on average (the free-block pool the drive writes into "
+    "before it reclaims).  Host pages then cost program_time alone, and "
+    "at each pause the drive moves the pages it owes for them, "
+    "write_amplification - 1 per host page, each a read and a program, "
+    "before more host data.  0: collection is spread over every page." },
   RAIDSIM_PARAM_END,
 };
 #undef P
@@ -240,7 +272,17 @@ struct flash {
   /* Write buffer: slot k of nslots is free again at slot[k]. */
   raidsim_ns *slot;
   uint64_t nslots;
-  uint64_t pages_written;       /* pages handed to the dies so far */
+  uint64_t pages_written;       /* host pages handed to the dies so far */
+  uint64_t programs;            /* pages placed, moves too: the next die */
+
+  /* Collection in bursts (gc_interval > 0, used): host pages to go
+   * before the next pause, the length of the interval it ends, and the
+   * moves owed beyond whole pages (thousandths).
+   */
+  uint64_t gc_pages;            /* mean interval in pages; 0: spread */
+  uint64_t gc_left, gc_len, gc_frac;
+  raidsim_ns move_cost;         /* one page moved: read and program */
+  struct raidsim_rng rng;
   uint64_t partial;             /* bytes collected towards the next page */
 
   /* The last transfer times worked out, per rate: a run moves one size
@@ -271,7 +313,35 @@ flash_check (const void *params)
                        MAX_SLOTS);
     return -1;
   }
+  if (p->gc_interval && p->gc_interval < p->page_size) {
+    raidsim_set_error ("gc_interval: must be 0 or at least one page "
+                       "(page_size)");
+    return -1;
+  }
   return 0;
+}
+
+/* The next interval between pauses, in pages: uniform in [L - h, L + h],
+ * h = floor (L / 2), so its mean is L and it is never empty.
+ */
+static uint64_t
+gc_draw (struct flash *d)
+{
+  uint64_t h = d->gc_pages / 2;
+
+  return d->gc_pages - h + raidsim_rng_below (&d->rng, 2 * h + 1);
+}
+
+/* Seed the pause schedule; the first interval ends anywhere in it. */
+static void
+gc_start (struct flash *d, unsigned member, uint64_t seed)
+{
+  uint64_t sm = seed;
+
+  raidsim_rng_seed (&d->rng, raidsim_splitmix64 (&sm) + member);
+  d->gc_len = gc_draw (d);
+  d->gc_left = 1 + raidsim_rng_below (&d->rng, d->gc_len);
+  d->gc_frac = 0;
 }
 
 static void
@@ -332,8 +402,16 @@ flash_create (const void *params, uint64_t capacity)
       (d->nslots && !d->slot) || doneq_init (&d->done) == -1)
     goto nomem;
 
-  /* Garbage collection's cost, in whole nanoseconds per host page. */
+  /* Garbage collection's cost, in whole nanoseconds per host page,
+   * unless it comes in bursts.
+   */
   waf = p->state == STATE_USED ? p->write_amplification : RAIDSIM_RATIO_ONE;
+  if (p->state == STATE_USED && p->gc_interval) {
+    d->gc_pages = p->gc_interval / p->page_size;
+    d->move_cost = p->read_time + p->program_time;
+    gc_start (d, 0, 0);
+    waf = RAIDSIM_RATIO_ONE;
+  }
   d->program_cost =
     (p->program_time * waf +
      p->read_time * (waf - RAIDSIM_RATIO_ONE) + RAIDSIM_RATIO_ONE / 2)
@@ -511,29 +589,64 @@ channel_of (const struct flash *d, unsigned die)
     : die % d->p.channels;
 }
 
-/* Program one page on the next die in turn, its data ready at t;
+/* Take the earliest program slot to come free for a program of cost
+ * ns that could start at t; returns when it starts.
+ */
+static raidsim_ns
+program_slot (struct flash *d, raidsim_ns t, raidsim_ns cost)
+{
+  unsigned k, first = 0;
+
+  if (d->nprog == 0)
+    return t;
+  for (k = 1; k < d->nprog; ++k)
+    if (d->prog_free[k] < d->prog_free[first])
+      first = k;
+  t = max_ns (t, d->prog_free[first]);
+  d->prog_free[first] = t + cost;
+  return t;
+}
+
+/* A pause of garbage collection, decided at t: the moves owed for the
+ * interval that has just ended, on the dies in turn, then the next
+ * interval.
+ */
+static void
+collect (struct flash *d, raidsim_ns t)
+{
+  uint64_t owed = d->gc_len * (d->p.write_amplification - RAIDSIM_RATIO_ONE)
+    + d->gc_frac;
+  uint64_t moves = owed / RAIDSIM_RATIO_ONE;
+
+  d->gc_frac = owed % RAIDSIM_RATIO_ONE;
+  while (moves--) {
+    unsigned die = die_of (d, d->programs++);
+    raidsim_ns start = program_slot (d, max_ns (t, d->die_free[die]),
+                                     d->move_cost);
+
+    d->die_free[die] = start + d->move_cost;
+  }
+  d->gc_len = gc_draw (d);
+  d->gc_left = d->gc_len;
+}
+
+/* Program one host page on the next die in turn, its data ready at t;
  * returns when the program ends.
  */
 static raidsim_ns
 program_page (struct flash *d, uint64_t bytes, raidsim_ns t, raidsim_ns now)
 {
-  unsigned die = die_of (d, d->pages_written++);
+  unsigned die = die_of (d, d->programs++);
   unsigned ch = channel_of (d, die);
   raidsim_ns x = xfer_memo (&d->memo_ch, bytes, d->p.channel_rate), moved;
 
+  d->pages_written++;
   moved = reserve (&d->ch[ch], max_ns (t, d->die_free[die]), x, now) + x;
-  if (d->nprog) {
-    /* The earliest slot to come free takes the program. */
-    unsigned k, first = 0;
-
-    for (k = 1; k < d->nprog; ++k)
-      if (d->prog_free[k] < d->prog_free[first])
-        first = k;
-    moved = max_ns (moved, d->prog_free[first]);
-    d->prog_free[first] = moved + d->program_cost;
-  }
+  moved = program_slot (d, moved, d->program_cost);
   d->die_free[die] = moved + d->program_cost;
-  return d->die_free[die];
+  if (d->gc_pages && --d->gc_left == 0)
+    collect (d, moved);
+  return moved + d->program_cost;
 }
 
 static raidsim_ns
@@ -619,6 +732,15 @@ do_write (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
   return done;
 }
 
+static void
+flash_place (void *dev, unsigned member, uint64_t seed)
+{
+  struct flash *d = dev;
+
+  if (d->gc_pages)
+    gc_start (d, member, seed);
+}
+
 static raidsim_ns
 flash_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
 {
@@ -654,6 +776,7 @@ const struct raidsim_device_ops raidsim_device_flash = {
   .check = flash_check,
   .create = flash_create,
   .destroy = flash_destroy,
+  .place = flash_place,
   .submit = flash_submit,
   .next = flash_next,
   .reap = flash_reap,

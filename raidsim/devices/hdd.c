@@ -451,14 +451,16 @@ hdd_create (const void *params, uint64_t capacity)
 }
 
 /* The spindle of member m leads member 0's by frac (m x golden ratio)
- * of a turn (see the top of the file).
+ * of a turn (see the top of the file), whatever the seed: spread
+ * evenly, the phases need no random draw.
  */
 static void
-hdd_place (void *dev, unsigned member)
+hdd_place (void *dev, unsigned member, uint64_t seed)
 {
   struct hdd *d = dev;
   double f = member * 0.6180339887498949;
 
+  (void) seed;
   d->phase = (f - floor (f)) * d->T;
 }
 
