@@ -21,6 +21,11 @@
  * --unaligned lets requests off the server's minimum block size go out
  * (libnbd refuses them by default).
  *
+ * --stamp SEED fills each write with a byte of its own, 1 + (SEED + the
+ * request's line number) mod 255, instead of one pattern for all, so
+ * that overlapping writes in flight together leave a trace of which
+ * one landed last (tests/test-overlap.sh).
+ *
  * Used by tests/test-stats.sh and tests/test-nbd-minblock.sh, which works out from the geometry what
  * member I/O these requests must cause and compares that with the
  * plugin's statistics.
@@ -49,6 +54,7 @@ struct request {
   uint64_t offset;
   uint32_t length;
   char *path;                   /* 'p' only */
+  char *stamped;                /* 'w' with --stamp: its own data */
 };
 
 static unsigned failures;
@@ -63,6 +69,9 @@ done (void *user_data, int *error)
              r->op, r->offset, r->length, strerror (*error));
     failures++;
   }
+  /* The data of a stamped write is done with once it is retired. */
+  free (((struct request *) user_data)->stamped);
+  ((struct request *) user_data)->stamped = NULL;
   return 1;                     /* retire the command */
 }
 
@@ -136,7 +145,8 @@ pause_at (const char *path)
 static void
 usage (void)
 {
-  fprintf (stderr, "usage: nbd-io [--depth N] [--unaligned] URI < REQUESTS\n");
+  fprintf (stderr, "usage: nbd-io [--depth N] [--unaligned] [--stamp SEED] "
+           "URI < REQUESTS\n");
   exit (2);
 }
 
@@ -146,6 +156,7 @@ main (int argc, char *argv[])
   static const struct option long_opts[] = {
     { "depth", required_argument, NULL, 'd' },
     { "unaligned", no_argument, NULL, 'u' },
+    { "stamp", required_argument, NULL, 's' },
     { "help", no_argument, NULL, 'h' },
     { NULL },
   };
@@ -153,11 +164,12 @@ main (int argc, char *argv[])
   struct request *reqs;
   size_t n, next = 0;
   unsigned depth = 1;
-  bool unaligned = false;
+  bool unaligned = false, stamp = false;
+  unsigned seed = 0;
   char *rbuf, *wbuf;
   int c;
 
-  while ((c = getopt_long (argc, argv, "d:uh", long_opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "d:us:h", long_opts, NULL)) != -1) {
     switch (c) {
     case 'd':
       depth = strtoul (optarg, NULL, 10);
@@ -166,6 +178,10 @@ main (int argc, char *argv[])
       break;
     case 'u':
       unaligned = true;
+      break;
+    case 's':
+      stamp = true;
+      seed = strtoul (optarg, NULL, 10);
       break;
     default:
       usage ();
@@ -221,7 +237,15 @@ main (int argc, char *argv[])
         cookie = nbd_aio_pread (nbd, rbuf, r->length, r->offset, cb, 0);
         break;
       case 'w':
-        cookie = nbd_aio_pwrite (nbd, wbuf, r->length, r->offset, cb, 0);
+        if (stamp) {
+          if ((r->stamped = malloc (r->length)) == NULL) {
+            perror ("nbd-io: malloc");
+            exit (2);
+          }
+          memset (r->stamped, 1 + (seed + next - 1) % 255, r->length);
+        }
+        cookie = nbd_aio_pwrite (nbd, stamp ? r->stamped : wbuf, r->length,
+                                 r->offset, cb, 0);
         break;
       case 'z':
         cookie = nbd_aio_zero (nbd, r->length, r->offset, cb, 0);

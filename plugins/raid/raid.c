@@ -4,6 +4,9 @@
  * The request path is short on purpose:
  *
  *   raid_pread / raid_pwrite / raid_trim / raid_zero / raid_flush
+ *     -> on arrays with copies, a write, zero or trim holds its array
+ *        range (rangelock.h) until its last member I/O is done, so that
+ *        overlapping writes take turns and every copy ends the same
  *     -> plan_build: raid_geom_foreach (raidsim/geometry.c) cuts the
  *        request into pieces, each with the list of copies that hold it
  *     -> do_read picks one copy of every piece by the read policy,
@@ -47,6 +50,7 @@
 #include "raidsim/geometry.h"
 #include "member.h"
 #include "member-file.h"
+#include "rangelock.h"
 #include "stats-json.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
@@ -83,6 +87,8 @@ static unsigned nmembers;
 static struct raid_geom *geom;
 static atomic_uint rr_counter;
 static struct io_stats array_stats;
+/* Held by every write while it is in flight, on arrays with copies. */
+static struct range_lock write_ranges;
 
 /* Configuration, as given; validated in raid_config_complete. */
 static struct {
@@ -406,6 +412,7 @@ raid_config_complete (void)
   if (check_alignment () == -1)
     return -1;
   stats_init (&array_stats);
+  range_lock_init (&write_ranges);
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
                 ", %u copies, size %" PRIu64 ", %u zones, read-policy %s",
                 raid_level_name (cfg.level), nmembers, cfg.chunk,
@@ -473,6 +480,7 @@ raid_unload (void)
     if (cfg.stats_path)
       stats_json_write (cfg.stats_path, &src);
     stats_log_summary (&src);
+    range_lock_destroy (&write_ranges);
   }
   for (i = 0; i < nmembers; ++i) {
     if (members[i].ops)
@@ -919,69 +927,90 @@ ioset_runs (struct ioset *set, enum member_op op, uint32_t flags,
   }
 }
 
+/* Run the member I/Os ios[0..n-1] as one batch and wait for them. */
 static void
-ioset_submit (struct ioset *set, struct member_batch *batch)
+run_batch (struct member_io *ios, size_t n, struct member_batch *batch)
 {
-  batch_init (batch, set->nrun);
-  member_submit_all (set->io, set->nrun);
+  batch_init (batch, n);
+  member_submit_all (ios, n);
   batch_wait (batch);
   batch_destroy (batch);
 }
 
-/* Rewrite the copies that failed a read from the data that was read
- * from another copy, as md does; a copy that cannot even be rewritten
- * is failed.  Returns 0 or an errno.
- */
-static int
-repair (struct plan *pl, char *buf, uint64_t offset)
+static void
+ioset_submit (struct ioset *set, struct member_batch *batch)
 {
-  struct member_batch batch;
-  struct member_io *rep;
-  size_t i, j = 0, n = 0;
-  unsigned k;
-
-  for (i = 0; i < pl->npieces; ++i)
-    for (k = 0; k < pl->piece[i].ncopies; ++k)
-      if (pl->piece[i].bad & (1u << k))
-        n++;
-  if (n == 0)
-    return 0;
-  rep = calloc (n, sizeof *rep);
-  if (rep == NULL) {
-    nbdkit_error ("calloc: %m");
-    return ENOMEM;
-  }
-  for (i = 0; i < pl->npieces; ++i) {
-    struct piece *p = &pl->piece[i];
-    for (k = 0; k < p->ncopies; ++k)
-      if (p->bad & (1u << k))
-        rep[j++] = (struct member_io) {
-          .op = MOP_WRITE,
-          .pieces = 1,
-          .buf = buf + (p->offset - offset),
-          .offset = p->copy[k].offset,
-          .length = p->length,
-          .member = &members[p->copy[k].member],
-          .batch = &batch,
-        };
-  }
-  batch_init (&batch, n);
-  member_submit_all (rep, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
-  for (j = 0; j < n; ++j) {
-    if (rep[j].err)
-      fail_member (rep[j].member->index, "rewrite after read error",
-                   rep[j].err);
-    else
-      nbdkit_debug ("raid: rewrote member %u offset %" PRIu64
-                    " after a read error", rep[j].member->index,
-                    rep[j].offset);
-  }
-  free (rep);
-  return 0;
+  run_batch (set->io, set->nrun, batch);
 }
 
+/* Rewrite the copies of piece p that failed a read, as md does, from
+ * the copy that was read, and fail a copy that cannot even be
+ * rewritten.  The data is read again while the piece's range is held:
+ * the data the client got may already be older than a write that has
+ * reached every copy since, and writing it back would undo that write
+ * on the rewritten copies only.
+ */
+static void
+repair_piece (const struct piece *p)
+{
+  struct member_io ios[RAID_MAX_MEMBERS];
+  struct member_batch batch;
+  struct range_hold hold;
+  char *data;
+  size_t j, n = 0;
+  unsigned k;
+
+  data = malloc (p->length);
+  if (data == NULL) {
+    nbdkit_error ("pread: array offset %" PRIu64 ": no memory to rewrite "
+                  "the copies that failed: %m", p->offset);
+    return;
+  }
+  range_acquire (&write_ranges, &hold, p->offset, p->length);
+  ios[0] = (struct member_io) {
+    .op = MOP_READ, .pieces = 1, .buf = data,
+    .offset = p->copy[p->chosen].offset, .length = p->length,
+    .member = &members[p->copy[p->chosen].member], .batch = &batch,
+  };
+  run_batch (ios, 1, &batch);
+  if (ios[0].err) {
+    nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; the "
+                  "copies that failed are not rewritten",
+                  ios[0].member->index, ios[0].member->name, ios[0].offset,
+                  strerror (ios[0].err));
+    goto out;
+  }
+  for (k = 0; k < p->ncopies; ++k)
+    if (p->bad & (1u << k))
+      ios[n++] = (struct member_io) {
+        .op = MOP_WRITE, .pieces = 1, .buf = data,
+        .offset = p->copy[k].offset, .length = p->length,
+        .member = &members[p->copy[k].member], .batch = &batch,
+      };
+  run_batch (ios, n, &batch);
+  for (j = 0; j < n; ++j) {
+    if (ios[j].err)
+      fail_member (ios[j].member->index, "rewrite after read error",
+                   ios[j].err);
+    else
+      nbdkit_debug ("raid: rewrote member %u offset %" PRIu64
+                    " after a read error", ios[j].member->index,
+                    ios[j].offset);
+  }
+ out:
+  range_release (&write_ranges, &hold);
+  free (data);
+}
+
+static void
+repair (const struct plan *pl)
+{
+  size_t i;
+
+  for (i = 0; i < pl->npieces; ++i)
+    if (pl->piece[i].bad)
+      repair_piece (&pl->piece[i]);
+}
 /* Read every piece from one copy, all pieces at once, the pieces that
  * are contiguous on a member as one run.  A run that fails is read again
  * piece by piece from the same copy, since which of its pieces failed is
@@ -1067,7 +1096,7 @@ do_read (char *buf, uint64_t count, uint64_t offset, size_t *npieces)
       goto out;
   }
 
-  err = repair (&pl, buf, offset);
+  repair (&pl);
 
  out:
   ioset_free (&set);
@@ -1196,10 +1225,7 @@ do_flush (void)
       ios[n++] = (struct member_io) {
         .op = MOP_FLUSH, .member = &members[i], .batch = &batch,
       };
-  batch_init (&batch, n);
-  member_submit_all (ios, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
+  run_batch (ios, n, &batch);
   for (i = 0; i < n; ++i) {
     if (ios[i].err == 0)
       continue;
@@ -1276,10 +1302,17 @@ write_op (enum member_op op, const void *buf, uint32_t count,
   size_t pieces = 0;
   int r;
 
+  struct range_hold hold;
+  bool held = is_redundant () && count > 0;
+
   if (!aligned (op_names[op], count, offset))
     return -1;
   t = stats_start (&array_stats);
+  if (held)
+    range_acquire (&write_ranges, &hold, offset, count);
   r = do_write (op, buf, count, offset, flags, &pieces);
+  if (held)
+    range_release (&write_ranges, &hold);
   return counted (op, count, pieces, t, r);
 }
 
