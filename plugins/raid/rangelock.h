@@ -39,7 +39,7 @@ extern void range_acquire (struct range_lock *rl, struct range_hold *h,
 extern void range_release (struct range_lock *rl, struct range_hold *h);
 
 /* Whether [a, a_end) and [b, b_end) share a byte: the one rule the lock
- * applies, pure so that it can be tested without threads.
+ * applies.  Ranges that only touch do not overlap.
  */
 static inline bool
 ranges_overlap (uint64_t a, uint64_t a_end, uint64_t b, uint64_t b_end)
