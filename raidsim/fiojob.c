@@ -48,7 +48,10 @@ const struct raidsim_param raidsim_fio_params[] = {
     .def = "0", .min = 0, .unit = "bytes",
     .help = "Region each thread works in, from offset, and the bytes of "
     "I/O each thread does after ramp_time (one pass).  0: to the end of "
-    "the array.  Rounded down to whole blocks." },
+    "the array.  As in fio, a sequential job whose size is not a whole "
+    "number of blocks does one block more, which runs past offset + size "
+    "if the array has room for it; a random job does the whole blocks of "
+    "the region." },
   { .name = "offset", .type = RAIDSIM_PT_FIO_INT, .offset = J (offset),
     .def = "0", .min = 0, .unit = "bytes",
     .help = "Start of the region in the array." },
@@ -248,6 +251,17 @@ raidsim_job_region (const struct raidsim_jobfile *jf,
     return -1;
   }
   *start = j->offset;
-  *nblocks = size / j->bs;
+  /* fio issues I/O until it has done size bytes: sequentially that is
+   * every block that starts inside the region, as long as the block
+   * ends inside the file (the array); a random job's map holds the
+   * region's whole blocks only, and the job ends when it is full.
+   */
+  if (raidsim_rw_is_random (j->rw))
+    *nblocks = size / j->bs;
+  else {
+    *nblocks = (size + j->bs - 1) / j->bs;
+    if (*nblocks > (array_size - j->offset) / j->bs)
+      *nblocks = (array_size - j->offset) / j->bs;
+  }
   return 0;
 }

@@ -17,6 +17,7 @@
  * Run: meson test -C build --suite unit sim-run
  */
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,50 @@ START_TEST (ramp_runtime_number_ios)
 }
 END_TEST
 
+/* A size that is not a whole number of blocks, against what fio 3.33
+ * does with the same jobs on a 2 MiB file (fio --name=t --ioengine=psync
+ * --filename=2m.img --bs=96k --size=1m --rw=RW [--offset=1000k]):
+ * rw=write does 11 writes, the last from 960K to 1056K, past size, since
+ * fio goes on until it has done size bytes; from offset 1000K only 10,
+ * as an 11th would end past the file; rw=randwrite does 10, the whole
+ * blocks of its random map.
+ */
+START_TEST (size_not_whole_blocks_as_fio)
+{
+  static const struct {
+    const char *rw, *offset;
+    uint64_t ios;
+  } cases[] = {
+    { "write", "0", 11 },
+    { "read", "0", 11 },
+    { "write", "1000k", 10 },
+    { "randwrite", "0", 10 },
+  };
+  struct sim_test_run r;
+  const char *a, *j;
+  unsigned i;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 2M\n");
+  ctl_file ("c.ini", "");
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    enum raidsim_dir d = cases[i].rw[strlen (cases[i].rw) - 1] == 'd'
+      ? RAIDSIM_READ : RAIDSIM_WRITE;
+
+    j = sim_test_file ("j.fio", "[j]\nrw=%s\nbs=96k\nsize=1m\n"
+                       "offset=%s\n", cases[i].rw, cases[i].offset);
+    sim_test_run (&r, a, j, 1);
+    ck_assert_msg (raidsim_sim_job (r.s, 0)->dir[d].ios == cases[i].ios,
+                   "rw=%s offset=%s: %" PRIu64 " I/Os, fio does %" PRIu64,
+                   cases[i].rw, cases[i].offset,
+                   raidsim_sim_job (r.s, 0)->dir[d].ios, cases[i].ios);
+    ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[d], cases[i].ios);
+    sim_test_done (&r);
+  }
+}
+END_TEST
+
 static char *
 json_of_run (const char *a, const char *j, uint64_t seed)
 {
@@ -444,6 +489,7 @@ run_suite (void)
   tcase_add_test (tc, raid1_writes_cost_the_slowest_copy);
   tcase_add_test (tc, coalescing_adds_its_timer_at_qd1);
   tcase_add_test (tc, ramp_runtime_number_ios);
+  tcase_add_test (tc, size_not_whole_blocks_as_fio);
   suite_add_tcase (s, tc);
   tc = tcase_create ("output");
   tcase_add_test (tc, same_seed_same_json);
