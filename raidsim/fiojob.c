@@ -226,7 +226,8 @@ blame (const struct raidsim_job *j, enum raidsim_fio_opt o)
 int
 raidsim_job_region (const struct raidsim_jobfile *jf,
                     const struct raidsim_job *j, uint64_t array_size,
-                    uint64_t *start, uint64_t *nblocks)
+                    uint64_t *start, uint64_t *nblocks,
+                    uint64_t *size_ios)
 {
   uint64_t size;
 
@@ -255,13 +256,18 @@ raidsim_job_region (const struct raidsim_jobfile *jf,
    * every block that starts inside the region, as long as the block
    * ends inside the file (the array); a random job's map holds the
    * region's whole blocks only, and the job ends when it is full.
+   * With norandommap there is no map to run out of: fio still draws
+   * among the whole blocks, but goes on until it has done size bytes.
    */
-  if (raidsim_rw_is_random (j->rw))
+  if (raidsim_rw_is_random (j->rw)) {
     *nblocks = size / j->bs;
+    *size_ios = j->norandommap ? (size + j->bs - 1) / j->bs : *nblocks;
+  }
   else {
     *nblocks = (size + j->bs - 1) / j->bs;
     if (*nblocks > (array_size - j->offset) / j->bs)
       *nblocks = (array_size - j->offset) / j->bs;
+    *size_ios = *nblocks;
   }
   return 0;
 }

@@ -595,9 +595,10 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   /* Check every job and size the pools for the worst case. */
   for (j = 0; j < jf->njobs; ++j) {
     const struct raidsim_job *job = &jf->jobs[j];
-    uint64_t start, nblocks, reqs;
+    uint64_t start, nblocks, size_ios, reqs;
 
-    if (raidsim_job_region (jf, job, s->array_size, &start, &nblocks) == -1)
+    if (raidsim_job_region (jf, job, s->array_size, &start, &nblocks,
+                            &size_ios) == -1)
       goto err;
     reqs = job->numjobs * job->iodepth;
     nhreqs += reqs;
@@ -669,9 +670,9 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
   for (j = 0, k = 0; j < jf->njobs; ++j) {
     const struct raidsim_job *job = &jf->jobs[j];
-    uint64_t start, nblocks;
+    uint64_t start, nblocks, size_ios;
 
-    raidsim_job_region (jf, job, s->array_size, &start, &nblocks);
+    raidsim_job_region (jf, job, s->array_size, &start, &nblocks, &size_ios);
     s->jobs[j].job = job;
     s->jobs[j].start = job->ramp_time;  /* moved when its group starts */
     s->jobs[j].end = job->ramp_time;
@@ -679,7 +680,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
       raidsim_hist_init (&s->jobs[j].dir[i].lat);
     for (i = 0; i < job->numjobs; ++i, ++k) {
       s->threads[k].res = &s->jobs[j];
-      raidsim_worker_init (&s->threads[k].w, job, start, nblocks, seed, j, i);
+      raidsim_worker_init (&s->threads[k].w, job, start, nblocks, size_ios,
+                           seed, j, i);
     }
   }
 

@@ -9,8 +9,8 @@
 
 void
 raidsim_worker_init (struct raidsim_worker *w, const struct raidsim_job *j,
-                     uint64_t start, uint64_t nblocks, uint64_t seed,
-                     unsigned job_index, unsigned thread_index)
+                     uint64_t start, uint64_t nblocks, uint64_t size_ios,
+                     uint64_t seed, unsigned job_index, unsigned thread_index)
 {
   uint64_t sm;
 
@@ -18,6 +18,7 @@ raidsim_worker_init (struct raidsim_worker *w, const struct raidsim_job *j,
   w->job = j;
   w->start = start;
   w->nblocks = nblocks;
+  w->size_ios = size_ios;
   w->random = raidsim_rw_is_random (j->rw);
   /* Independent streams per (seed, job, thread), and no two of the
    * three numbers can trade places and give the same streams.
@@ -58,7 +59,7 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   if (req->measured) {
     if ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
         (j->number_ios && w->ios >= j->number_ios) ||
-        (!j->time_based && w->bytes >= w->nblocks * j->bs)) {
+        (!j->time_based && w->ios >= w->size_ios)) {
       w->stopped = true;
       return false;
     }
@@ -75,9 +76,7 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   }
   req->offset = w->start + block * j->bs;
   req->len = j->bs;
-  if (req->measured) {
+  if (req->measured)
     w->ios++;
-    w->bytes += j->bs;
-  }
   return true;
 }

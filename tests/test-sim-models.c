@@ -647,7 +647,7 @@ START_TEST (workload_sequential_wraps_and_stops)
   unsigned i;
 
   /* A region of 10 blocks from 1 MiB: one pass, then stop (size). */
-  raidsim_worker_init (&w, &j, 1 << 20, 10, 1, 0, 0);
+  raidsim_worker_init (&w, &j, 1 << 20, 10, 10, 1, 0, 0);
   for (i = 0; i < 10; ++i) {
     ck_assert (raidsim_worker_next (&w, 0, &r));
     ck_assert_int_eq (r.dir, RAIDSIM_READ);
@@ -661,7 +661,7 @@ START_TEST (workload_sequential_wraps_and_stops)
    * from where it was, wrapping at the end of the region.
    */
   j.ramp_time = 1000;
-  raidsim_worker_init (&w, &j, 0, 10, 1, 0, 0);
+  raidsim_worker_init (&w, &j, 0, 10, 10, 1, 0, 0);
   for (i = 0; i < 3; ++i) {
     ck_assert (raidsim_worker_next (&w, 500, &r));
     ck_assert (!r.measured);
@@ -683,7 +683,7 @@ START_TEST (workload_random_visits_each_block_once)
   unsigned char seen[1000] = { 0 };
   unsigned i;
 
-  raidsim_worker_init (&w, &j, 8192, 1000, 3, 0, 0);
+  raidsim_worker_init (&w, &j, 8192, 1000, 1000, 3, 0, 0);
   for (i = 0; i < 1000; ++i) {
     uint64_t b;
 
@@ -714,7 +714,7 @@ START_TEST (workload_norandommap_draws_afresh)
   unsigned i, distinct = 0;
 
   j.norandommap = true;
-  raidsim_worker_init (&w, &j, 8192, 1000, 3, 0, 0);
+  raidsim_worker_init (&w, &j, 8192, 1000, 1000, 3, 0, 0);
   for (i = 0; i < 1000; ++i) {
     uint64_t b;
 
@@ -728,7 +728,15 @@ START_TEST (workload_norandommap_draws_afresh)
   /* Five standard deviations either side. */
   ck_assert_msg (distinct > 582 && distinct < 682,
                  "%u distinct blocks in 1000 draws", distinct);
-  /* size counts bytes, not blocks: one pass's worth of bytes is done. */
+  /* size_ios counts I/Os, not distinct blocks: 1000 done, so stop. */
+  ck_assert (!raidsim_worker_next (&w, 0, &r));
+
+  /* A size of 10.5 blocks: 11 I/Os, every one inside the whole blocks. */
+  raidsim_worker_init (&w, &j, 8192, 10, 11, 3, 0, 0);
+  for (i = 0; i < 11; ++i) {
+    ck_assert (raidsim_worker_next (&w, 0, &r));
+    ck_assert_uint_lt (r.offset, 8192 + 10 * 8192);
+  }
   ck_assert (!raidsim_worker_next (&w, 0, &r));
 }
 END_TEST
@@ -742,7 +750,7 @@ START_TEST (workload_limits_and_mix)
 
   j.rwmixread = 70;
   j.number_ios = 10000;
-  raidsim_worker_init (&w, &j, 0, 1 << 20, 1, 0, 0);
+  raidsim_worker_init (&w, &j, 0, 1 << 20, 1 << 20, 1, 0, 0);
   for (i = 0; i < 10000; ++i) {
     ck_assert (raidsim_worker_next (&w, 0, &r));
     reads += r.dir == RAIDSIM_READ;
@@ -755,7 +763,7 @@ START_TEST (workload_limits_and_mix)
   j = job_with (RAIDSIM_RW_RANDREAD, 4096);
   j.ramp_time = 100;
   j.runtime = 1000;
-  raidsim_worker_init (&w, &j, 0, 1 << 20, 1, 0, 0);
+  raidsim_worker_init (&w, &j, 0, 1 << 20, 1 << 20, 1, 0, 0);
   ck_assert (raidsim_worker_next (&w, 1099, &r));
   ck_assert (!raidsim_worker_next (&w, 1100, &r));
 }

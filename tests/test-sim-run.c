@@ -397,6 +397,62 @@ START_TEST (size_not_whole_blocks_as_fio)
 }
 END_TEST
 
+/* The same with norandommap, against fio 3.33 on a 2 MiB file (fio
+ * --name=t --ioengine=psync --filename=2m.img --bs=96k --norandommap
+ * --rw=RW [--size=SIZE] [--offset=OFFSET]): without a map to fill, fio
+ * goes on until it has done size bytes, so it does ceil (size / bs)
+ * I/Os, each a whole block drawn among the region's whole blocks (its
+ * write_iolog shows none past offset + 960K).  From offset 1000K that
+ * is still 11, as none of them runs past the file; with no size the
+ * region is the rest of the file, 1048K.  randrw counts both ways.
+ */
+START_TEST (norandommap_size_not_whole_blocks_as_fio)
+{
+  static const struct {
+    const char *rw, *size, *offset;
+    uint64_t ios;
+  } cases[] = {
+    { "randwrite", "1m", "0", 11 },
+    { "randread", "1m", "0", 11 },
+    { "randrw", "1m", "0", 11 },
+    { "randwrite", "1m", "1000k", 11 },
+    { "randwrite", NULL, "1000k", 11 },
+    { "randwrite", "100k", "0", 2 },
+    { "randwrite", "960k", "0", 10 },
+  };
+  struct sim_test_run r;
+  const char *a, *j;
+  unsigned i;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 2M\n");
+  ctl_file ("c.ini", "");
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const struct raidsim_job_result *res;
+    const struct raidsim_member_result *m;
+    uint64_t ios;
+
+    j = sim_test_file ("j.fio", "[j]\nrw=%s\nbs=96k\nnorandommap\n"
+                       "offset=%s\n%s%s\n", cases[i].rw, cases[i].offset,
+                       cases[i].size ? "size=" : "",
+                       cases[i].size ? cases[i].size : "");
+    sim_test_run (&r, a, j, 1);
+    res = raidsim_sim_job (r.s, 0);
+    ios = res->dir[RAIDSIM_READ].ios + res->dir[RAIDSIM_WRITE].ios;
+    ck_assert_msg (ios == cases[i].ios,
+                   "rw=%s size=%s offset=%s: %" PRIu64 " I/Os, fio does %"
+                   PRIu64, cases[i].rw,
+                   cases[i].size ? cases[i].size : "(none)", cases[i].offset,
+                   ios, cases[i].ios);
+    m = raidsim_sim_member (r.s, 0);
+    ck_assert_uint_eq (m->ios[RAIDSIM_READ] + m->ios[RAIDSIM_WRITE],
+                       cases[i].ios);
+    sim_test_done (&r);
+  }
+}
+END_TEST
+
 static char *
 json_of_run (const char *a, const char *j, uint64_t seed)
 {
@@ -490,6 +546,7 @@ run_suite (void)
   tcase_add_test (tc, coalescing_adds_its_timer_at_qd1);
   tcase_add_test (tc, ramp_runtime_number_ios);
   tcase_add_test (tc, size_not_whole_blocks_as_fio);
+  tcase_add_test (tc, norandommap_size_not_whole_blocks_as_fio);
   suite_add_tcase (s, tc);
   tc = tcase_create ("output");
   tcase_add_test (tc, same_seed_same_json);

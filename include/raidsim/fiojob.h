@@ -85,13 +85,15 @@ extern struct raidsim_jobfile *raidsim_jobfile_load (const char *path);
 extern void raidsim_jobfile_free (struct raidsim_jobfile *jf);
 
 /* Check job j against an array of array_size bytes, and work out the
- * region it covers.  Returns 0, or -1 with raidsim_error () set to
- * "FILE:LINE: OPTION: what is wrong".
+ * region it covers (nblocks blocks of bs from start) and how many I/Os
+ * a thread issues before it has done size bytes (size_ios).  Returns 0,
+ * or -1 with raidsim_error () set to "FILE:LINE: OPTION: what is wrong".
  */
 extern int raidsim_job_region (const struct raidsim_jobfile *jf,
                                const struct raidsim_job *j,
                                uint64_t array_size,
-                               uint64_t *start, uint64_t *nblocks);
+                               uint64_t *start, uint64_t *nblocks,
+                               uint64_t *size_ios);
 
 /* Number the stonewall groups of jf's jobs (jobs[].group, ngroups), as
  * fio does: a job with stonewall starts a new group.  The loader calls

@@ -14,9 +14,14 @@
  *     itself differs from fio's); with norandommap each offset is drawn
  *     uniformly and independently, as fio then does;
  *   - rwmixread picks each I/O's direction at random;
- *   - a thread stops issuing when it has issued size bytes (unless
- *     time_based) or number_ios I/Os since ramp_time, or when runtime has
- *     passed since ramp_time;
+ *   - unless time_based, a thread stops issuing when it has done size
+ *     bytes since ramp_time, its last block taking it past size if bs
+ *     does not divide size; or sooner, when its blocks run out: a random
+ *     map holds the region's whole blocks only, and a sequential block
+ *     may not run past the array (norandommap draws among the whole
+ *     blocks and never runs out);
+ *   - it also stops when it has issued number_ios I/Os since ramp_time,
+ *     or when runtime has passed since ramp_time;
  *   - I/Os issued before ramp_time count towards nothing;
  *   - times count from the thread's start, t0, which is later than 0 for
  *     a job after a stonewall.
@@ -41,23 +46,25 @@ struct raidsim_hostreq {
 struct raidsim_worker {
   const struct raidsim_job *job;
   uint64_t start, nblocks;      /* the region, in bs blocks */
+  uint64_t size_ios;            /* I/Os that do size bytes */
   bool random;
   struct raidsim_rng rng;       /* read/write choice */
   struct raidsim_perm perm;     /* random block order */
   uint64_t seq_block[RAIDSIM_NDIRS]; /* next block, sequential jobs */
-  uint64_t ios, bytes;          /* issued since ramp_time */
+  uint64_t ios;                 /* issued since ramp_time */
   raidsim_ns t0;                /* when the thread started; 0 by default */
   bool stopped;
 };
 
-/* Set up thread `index` of job j over the region from raidsim_job_region.
- * seed is the run's seed; each thread derives its own streams from it.
+/* Set up thread `index` of job j over the region and I/O count from
+ * raidsim_job_region.  seed is the run's seed; each thread derives its
+ * own streams from it.
  */
 extern void raidsim_worker_init (struct raidsim_worker *w,
                                  const struct raidsim_job *j,
                                  uint64_t start, uint64_t nblocks,
-                                 uint64_t seed, unsigned job_index,
-                                 unsigned thread_index);
+                                 uint64_t size_ios, uint64_t seed,
+                                 unsigned job_index, unsigned thread_index);
 
 /* The thread's next request at time now, or false if it has stopped
  * issuing (and will not start again).
