@@ -47,11 +47,13 @@ const struct raidsim_param raidsim_fio_params[] = {
   { .name = "size", .type = RAIDSIM_PT_FIO_INT, .offset = J (size),
     .def = "0", .min = 0, .unit = "bytes",
     .help = "Region each thread works in, from offset, and the bytes of "
-    "I/O each thread does after ramp_time (one pass).  0: to the end of "
-    "the array.  As in fio, a sequential job whose size is not a whole "
-    "number of blocks does one block more, which runs past offset + size "
-    "if the array has room for it; a random job does the whole blocks of "
-    "the region." },
+    "I/O each thread does (one pass), those issued during ramp_time "
+    "included, as fio counts them.  0: to the end of the array.  As in "
+    "fio, a job whose size is not a whole number of blocks does one "
+    "block more: sequentially it runs past offset + size if the array "
+    "has room for it, with norandommap it is one more draw among the "
+    "region's whole blocks; with fio's random map a job does the whole "
+    "blocks of the region only." },
   { .name = "offset", .type = RAIDSIM_PT_FIO_INT, .offset = J (offset),
     .def = "0", .min = 0, .unit = "bytes",
     .help = "Start of the region in the array." },
@@ -73,7 +75,8 @@ const struct raidsim_param raidsim_fio_params[] = {
   { .name = "ramp_time", .type = RAIDSIM_PT_FIO_TIME, .offset = J (ramp_time),
     .def = "0", .min = 0,
     .help = "Run this long before counting: I/Os issued earlier are left "
-    "out of every figure and limit." },
+    "out of every figure and of the number_ios and runtime limits, but "
+    "are part of size, as in fio." },
   { .name = "time_based", .type = RAIDSIM_PT_BOOL, .offset = J (time_based),
     .def = "0",
     .help = "A flag (a bare `time_based` sets it): run for the whole "

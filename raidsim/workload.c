@@ -56,13 +56,12 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   if (w->stopped)
     return false;
   req->measured = now >= w->t0 + j->ramp_time;
-  if (req->measured) {
-    if ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
-        (j->number_ios && w->ios >= j->number_ios) ||
-        (!j->time_based && w->ios >= w->size_ios)) {
-      w->stopped = true;
-      return false;
-    }
+  if ((!j->time_based && w->issued >= w->size_ios) ||
+      (req->measured &&
+       ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
+        (j->number_ios && w->ios >= j->number_ios)))) {
+    w->stopped = true;
+    return false;
   }
 
   req->dir = pick_dir (w);
@@ -76,6 +75,7 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   }
   req->offset = w->start + block * j->bs;
   req->len = j->bs;
+  w->issued++;
   if (req->measured)
     w->ios++;
   return true;

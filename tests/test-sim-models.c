@@ -657,8 +657,9 @@ START_TEST (workload_sequential_wraps_and_stops)
   }
   ck_assert (!raidsim_worker_next (&w, 0, &r));
 
-  /* With ramp_time, I/Os before it do not count and the stream goes on
-   * from where it was, wrapping at the end of the region.
+  /* With ramp_time, I/Os before it are not measured but are part of
+   * size, as in fio: 3 in the ramp leave 7, and the stream goes on from
+   * where it was.
    */
   j.ramp_time = 1000;
   raidsim_worker_init (&w, &j, 0, 10, 10, 1, 0, 0);
@@ -666,12 +667,25 @@ START_TEST (workload_sequential_wraps_and_stops)
     ck_assert (raidsim_worker_next (&w, 500, &r));
     ck_assert (!r.measured);
   }
+  for (i = 0; i < 7; ++i) {
+    ck_assert (raidsim_worker_next (&w, 1000, &r));
+    ck_assert (r.measured);
+    ck_assert_uint_eq (r.offset, (3 + i) * 4096);
+  }
+  ck_assert (!raidsim_worker_next (&w, 1000, &r));
+
+  /* time_based: size does not stop it, and the stream wraps at the end
+   * of the region.
+   */
+  j.time_based = true;
+  raidsim_worker_init (&w, &j, 0, 10, 10, 1, 0, 0);
+  for (i = 0; i < 3; ++i)
+    ck_assert (raidsim_worker_next (&w, 500, &r));
   for (i = 0; i < 10; ++i) {
     ck_assert (raidsim_worker_next (&w, 1000, &r));
     ck_assert (r.measured);
     ck_assert_uint_eq (r.offset, ((3 + i) % 10) * 4096);
   }
-  ck_assert (!raidsim_worker_next (&w, 1000, &r));
 }
 END_TEST
 

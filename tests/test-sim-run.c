@@ -350,6 +350,19 @@ START_TEST (ramp_runtime_number_ios)
   sim_test_run (&r, a, j, 1);
   ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios, 16);
   sim_test_done (&r);
+
+  /* size counts the ramp's I/Os too: fio 3.33 (--ioengine=psync
+   * --size=32m --bs=64k --rw=write --rate=8m --ramp_time=1s) reports
+   * 24 MiB, the 8 MiB of the ramp's second being part of size.  Here
+   * the 10 I/Os of the 1 ms ramp leave 6 of the 16 to be counted.
+   */
+  j = sim_test_file ("j.fio", "[j]\nrw=randread\nsize=64k\n"
+                     "ramp_time=1ms\n");
+  sim_test_run (&r, a, j, 1);
+  ck_assert_msg (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios == 6,
+                 "size=64k after a 1 ms ramp: %" PRIu64 " I/Os counted, "
+                 "fio counts 6", raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios);
+  sim_test_done (&r);
 }
 END_TEST
 

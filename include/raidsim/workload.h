@@ -15,14 +15,17 @@
  *     uniformly and independently, as fio then does;
  *   - rwmixread picks each I/O's direction at random;
  *   - unless time_based, a thread stops issuing when it has done size
- *     bytes since ramp_time, its last block taking it past size if bs
+ *     bytes, those issued during ramp_time included (fio 3.33 with
+ *     size=32m, rate=8m and ramp_time=1s reports 24 MiB), its last
+ *     block taking it past size if bs
  *     does not divide size; or sooner, when its blocks run out: a random
  *     map holds the region's whole blocks only, and a sequential block
  *     may not run past the array (norandommap draws among the whole
  *     blocks and never runs out);
  *   - it also stops when it has issued number_ios I/Os since ramp_time,
  *     or when runtime has passed since ramp_time;
- *   - I/Os issued before ramp_time count towards nothing;
+ *   - I/Os issued before ramp_time are not measured and do not count
+ *     towards number_ios, only towards size;
  *   - times count from the thread's start, t0, which is later than 0 for
  *     a job after a stonewall.
  */
@@ -52,6 +55,7 @@ struct raidsim_worker {
   struct raidsim_perm perm;     /* random block order */
   uint64_t seq_block[RAIDSIM_NDIRS]; /* next block, sequential jobs */
   uint64_t ios;                 /* issued since ramp_time */
+  uint64_t issued;              /* issued in all, the ramp's too */
   raidsim_ns t0;                /* when the thread started; 0 by default */
   bool stopped;
 };
