@@ -366,6 +366,16 @@ START_TEST (ramp_runtime_number_ios)
 }
 END_TEST
 
+/* One drive of 2 MiB, the size of the file the fio runs below used. */
+static const char *
+fio_2m_file (void)
+{
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 2M\n");
+  ctl_file ("c.ini", "");
+  return sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                        "device = d.ini\ncontroller = c.ini\n");
+}
+
 /* A size that is not a whole number of blocks, against what fio 3.33
  * does with the same jobs on a 2 MiB file (fio --name=t --ioengine=psync
  * --filename=2m.img --bs=96k --size=1m --rw=RW [--offset=1000k]):
@@ -389,10 +399,7 @@ START_TEST (size_not_whole_blocks_as_fio)
   const char *a, *j;
   unsigned i;
 
-  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 2M\n");
-  ctl_file ("c.ini", "");
-  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
-                     "device = d.ini\ncontroller = c.ini\n");
+  a = fio_2m_file ();
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     enum raidsim_dir d = cases[i].rw[strlen (cases[i].rw) - 1] == 'd'
       ? RAIDSIM_READ : RAIDSIM_WRITE;
@@ -437,10 +444,7 @@ START_TEST (norandommap_size_not_whole_blocks_as_fio)
   const char *a, *j;
   unsigned i;
 
-  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 2M\n");
-  ctl_file ("c.ini", "");
-  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
-                     "device = d.ini\ncontroller = c.ini\n");
+  a = fio_2m_file ();
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     const struct raidsim_job_result *res;
     const struct raidsim_member_result *m;
