@@ -22,7 +22,7 @@
  * (libnbd refuses them by default).
  *
  * --stamp SEED fills each write with a byte of its own, 1 + (SEED + the
- * request's line number) mod 255, instead of one pattern for all, so
+ * request's index, from 0) mod 255, instead of one pattern for all, so
  * that overlapping writes in flight together leave a trace of which
  * one landed last (tests/test-overlap.sh).
  *
@@ -62,7 +62,7 @@ static unsigned failures;
 static int
 done (void *user_data, int *error)
 {
-  const struct request *r = user_data;
+  struct request *r = user_data;
 
   if (*error) {
     fprintf (stderr, "nbd-io: %c %" PRIu64 " %" PRIu32 ": %s\n",
@@ -70,8 +70,8 @@ done (void *user_data, int *error)
     failures++;
   }
   /* The data of a stamped write is done with once it is retired. */
-  free (((struct request *) user_data)->stamped);
-  ((struct request *) user_data)->stamped = NULL;
+  free (r->stamped);
+  r->stamped = NULL;
   return 1;                     /* retire the command */
 }
 
