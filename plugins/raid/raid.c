@@ -1011,6 +1011,7 @@ repair (const struct plan *pl)
     if (pl->piece[i].bad)
       repair_piece (&pl->piece[i]);
 }
+
 /* Read every piece from one copy, all pieces at once, the pieces that
  * are contiguous on a member as one run.  A run that fails is read again
  * piece by piece from the same copy, since which of its pieces failed is
@@ -1301,7 +1302,6 @@ write_op (enum member_op op, const void *buf, uint32_t count,
   uint64_t t;
   size_t pieces = 0;
   int r;
-
   struct range_hold hold;
   bool held = is_redundant () && count > 0;
 
