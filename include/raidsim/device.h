@@ -107,7 +107,7 @@ extern const struct raidsim_device_ops *const raidsim_device_models[];
 /* NULL with raidsim_error () set if there is no such model. */
 extern const struct raidsim_device_ops *raidsim_device_find (const char *name);
 
-/* Each model's ops, one file each under raidsim/devices/. */
+/* Each model's ops, one file each under raidsim/models/devices/. */
 extern const struct raidsim_device_ops raidsim_device_fixed;
 extern const struct raidsim_device_ops raidsim_device_hdd;
 extern const struct raidsim_device_ops raidsim_device_flash;

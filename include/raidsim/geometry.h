@@ -1,5 +1,5 @@
 /* raidsim: the one RAID geometry, shared by the nbdkit plugin and the
- * simulator.  See raidsim/geometry.c for a description of the layouts.
+ * simulator.  See raidsim/core/geometry.c for a description of the layouts.
  *
  * A geometry is built once from the level, chunk size, copy count, data
  * offset and the raw member sizes, and is then read-only: every function

@@ -7,7 +7,7 @@
  *     -> on arrays with copies, a write, zero or trim holds its array
  *        range (rangelock.h) until its last member I/O is done, so that
  *        overlapping writes take turns and every copy ends the same
- *     -> plan_build: raid_geom_foreach (raidsim/geometry.c) cuts the
+ *     -> plan_build: raid_geom_foreach (raidsim/core/geometry.c) cuts the
  *        request into pieces, each with the list of copies that hold it
  *     -> do_read picks one copy of every piece by the read policy,
  *        do_write takes every live copy; raid_geom_runs then groups the
@@ -108,7 +108,7 @@ static struct {
 
 /* Every parameter is described once, here.  The table drives parsing
  * (raid_config), --help (PARAM_HELP) and, through
- * tests/test-pod-params.sh, is checked against the man page.
+ * tests/integration/test-pod-params.sh, is checked against the man page.
  */
 struct param {
   const char *key;

@@ -2,7 +2,7 @@
  *
  * Counts and bytes per operation, the largest number of I/Os seen in
  * flight at once, and latency histograms of constant size (the
- * simulator's log-linear histogram, raidsim/histogram.c), for reads and
+ * simulator's log-linear histogram, raidsim/core/histogram.c), for reads and
  * for writes (zero and trim count as writes).  Written as JSON to
  * stats=PATH when nbdkit exits and on SIGUSR1.
  *

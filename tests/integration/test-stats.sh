@@ -24,15 +24,15 @@
 #
 # Run: meson test -C build stats
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/nbd-io \
-#        tests/test-stats.sh
+#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
+#        tests/integration/test-stats.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/nbd-io}
+NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 

@@ -13,11 +13,11 @@
 # Skips (77) unless run as root with FUSE, nbdfuse and loop devices.
 #
 # Run: meson test -C build mount
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so tests/test-mount.sh
+#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so tests/integration/test-mount.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"

@@ -1,5 +1,5 @@
 /* raidsim tests: a brute-force reference layout, written independently of
- * raidsim/geometry.c so that the two can be checked against each other and
+ * raidsim/core/geometry.c so that the two can be checked against each other and
  * so that tests can say what bytes each member file must hold.
  *
  * It builds an explicit table of where every array chunk lives by walking

@@ -4,12 +4,12 @@
 # names bad presets clearly.
 #
 # Run: meson test -C build sim-demo
-#  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/test-sim-demo.sh
+#  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/integration/test-sim-demo.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-RAIDSIM=${RAIDSIM:-$here/../build/raidsim/raidsim}
-SRCDIR=${SRCDIR:-$here/..}
+RAIDSIM=${RAIDSIM:-$here/../../build/raidsim/raidsim}
+SRCDIR=${SRCDIR:-$here/../..}
 [ -x "$RAIDSIM" ] || { echo "test-sim-demo.sh: $RAIDSIM is not built"; exit 1; }
 RAIDSIM=$(cd "$(dirname "$RAIDSIM")" && pwd)/$(basename "$RAIDSIM")
 

@@ -12,7 +12,7 @@
 #    must log that member 0 failed and the array is degraded, the array
 #    must read back equal to the data, and every surviving member must
 #    hold its share byte for byte (check-members, built on the
-#    independent reference layout in tests/refmap.c).
+#    independent reference layout in tests/lib/refmap.c).
 # R: write the data with no fault, then create PATH and read everything
 #    back with read-policy=first, which sends reads to member 0 first:
 #    the failed reads must be retried on the other copy, the client sees
@@ -31,13 +31,13 @@
 #
 # Run: meson test -C build fault
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        CHECK_MEMBERS=build/tests/check-members tests/test-fault.sh
+#        CHECK_MEMBERS=build/tests/lib/check-members tests/integration/test-fault.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/check-members}
+CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 

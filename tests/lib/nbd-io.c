@@ -24,14 +24,14 @@
  * --stamp SEED fills each write with a byte of its own, 1 + (SEED + the
  * request's index, from 0) mod 255, instead of one pattern for all, so
  * that overlapping writes in flight together leave a trace of which
- * one landed last (tests/test-overlap.sh).
+ * one landed last (tests/integration/test-overlap.sh).
  *
- * Used by tests/test-stats.sh and tests/test-nbd-minblock.sh, which works out from the geometry what
+ * Used by tests/integration/test-stats.sh and tests/integration/test-nbd-minblock.sh, which works out from the geometry what
  * member I/O these requests must cause and compares that with the
  * plugin's statistics.
  *
  * Run: printf 'r 0 4096\nw 65536 4096\n' |
- *        build/tests/nbd-io --depth 8 'nbd+unix:///?socket=raid.sock'
+ *        build/tests/lib/nbd-io --depth 8 'nbd+unix:///?socket=raid.sock'
  */
 
 #include <errno.h>

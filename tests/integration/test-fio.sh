@@ -12,7 +12,7 @@
 #      so a read that returns the wrong bytes fails the run;
 #   3. raidsim run ARRAY.ini --workload JOB.fio --format json.
 # Then:
-#   - check-members (the independent reference layout, tests/refmap.c)
+#   - check-members (the independent reference layout, tests/lib/refmap.c)
 #     compares every member byte with the expected image: data on the
 #     wrong member or at the wrong offset fails even when the plugin's
 #     reads are wrong in the same way, which fio's verify cannot see;
@@ -45,15 +45,15 @@
 #
 # Run: meson test -C build fio
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim CHECK_MEMBERS=build/tests/check-members \
-#        tests/test-fio.sh
+#        RAIDSIM=build/raidsim/raidsim CHECK_MEMBERS=build/tests/lib/check-members \
+#        tests/integration/test-fio.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/check-members}
+CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 
@@ -185,7 +185,7 @@ write_job ()
     die "$1: bs=$seq_bs divides $half: choose one that does not"
   rand_off=$(( (half + seq_bs - 1) / seq_bs * seq_bs ))
   cat >"$1" <<EOF
-; Written by tests/test-fio.sh: run by fio against the array and into a
+; Written by tests/integration/test-fio.sh: run by fio against the array and into a
 ; plain file, and by raidsim.
 [seq-write]
 rw=write

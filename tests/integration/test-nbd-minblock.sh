@@ -13,7 +13,7 @@
 set -euo pipefail
 
 : "${RAID_PLUGIN:?set RAID_PLUGIN to the plugin}"
-: "${NBD_IO:?set NBD_IO to tests/nbd-io}"
+: "${NBD_IO:?set NBD_IO to tests/lib/nbd-io}"
 for p in nbdkit nbdinfo; do
   command -v $p >/dev/null ||
     { echo "test-nbd-minblock.sh: SKIP: $p is not installed"; exit 77; }

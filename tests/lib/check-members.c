@@ -8,7 +8,7 @@
  * layout but its bytes are not checked.
  *
  * Run, after writing data.img to a RAID 10 whose member 0 failed:
- *   build/tests/check-members level=10 chunk=128K data=data.img \
+ *   build/tests/lib/check-members level=10 chunk=128K data=data.img \
  *       skip-member=64M member=m1.img member=m2.img member=m3.img
  * Exit status 0 if every checked byte matches, 1 otherwise.
  */

@@ -10,7 +10,7 @@
  * a read of the whole array comes last.
  *
  * Then nbdkit is stopped and every byte of every member file is compared
- * with what tests/refmap.c says must be there: each copy of each array
+ * with what tests/lib/refmap.c says must be there: each copy of each array
  * byte must equal the model, and each byte that holds no array data
  * (tails past the used area, unused RAID 10 slots) must still hold the
  * junk written before nbdkit started.  Reads alone cannot catch a plugin
@@ -18,7 +18,7 @@
  * (nbdkit 1.32.5's split plugin does that) when its reads make the
  * matching mistake; the member check does.
  *
- * The layout comes from refmap, not from raidsim/geometry.c, so a bug in
+ * The layout comes from refmap, not from raidsim/core/geometry.c, so a bug in
  * the geometry that the plugin shares shows up here as well.
  *
  * With --member-via, some or all members are NBD exports instead of
@@ -35,7 +35,7 @@
  * Run every configuration:  meson test -C build --suite integration
  * Run one by hand, e.g.:
  *   RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
- *   build/tests/test-differential --level 10 --chunk 64K \
+ *   build/tests/integration/test-differential --level 10 --chunk 64K \
  *     --member-size 16M,16M,16M,16M --connections 4 --depth 32 --seed 42
  * and with members over NBD, e.g. --member-via nbd-tcp or
  *   --member-via nbd-unix,file,nbd-unix,file
@@ -484,7 +484,7 @@ usage (FILE *fp)
   fprintf (fp,
            "Usage: %s [OPTIONS]\n"
            "Randomized differential test of nbdkit-raid-plugin against an\n"
-           "in-memory model and the reference layout in tests/refmap.c.\n\n",
+           "in-memory model and the reference layout in tests/lib/refmap.c.\n\n",
            progname);
   for (i = 0; i < ARRAY_SIZE (opts); ++i) {
     const struct opt_desc *o = &opts[i];

@@ -3,11 +3,11 @@
 # and bad input gets one error line naming the parameter and exit 1.
 #
 # Run: meson test -C build map
-#  or: RAIDSIM=build/raidsim/raidsim tests/test-map.sh
+#  or: RAIDSIM=build/raidsim/raidsim tests/integration/test-map.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-RAIDSIM=${RAIDSIM:-$here/../build/raidsim/raidsim}
+RAIDSIM=${RAIDSIM:-$here/../../build/raidsim/raidsim}
 [ -x "$RAIDSIM" ] || { echo "test-map.sh: $RAIDSIM is not built"; exit 1; }
 
 tmp=$(mktemp -d)

@@ -4,7 +4,7 @@
  * takes) and the member sizes, print for each requested array range the
  * pieces it splits into and, for every copy of each piece, the member
  * index and the byte offset on that member.  The mapping comes from the
- * one geometry (raidsim/geometry.c) through raid_geom_foreach; nothing
+ * one geometry (raidsim/core/geometry.c) through raid_geom_foreach; nothing
  * here knows a layout.
  *
  * With --runs, print instead the member I/Os a request costs: the

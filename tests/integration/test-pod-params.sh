@@ -5,11 +5,11 @@
 #
 # Run: meson test -C build pod-params
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        tests/test-pod-params.sh
+#        tests/integration/test-pod-params.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 pod=$SRCDIR/plugins/raid/nbdkit-raid-plugin.pod
 

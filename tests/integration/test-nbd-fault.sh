@@ -14,7 +14,7 @@
 #    member 1's file must equal the data byte for byte.
 # W10: the same on a RAID 10 of 4 members; the survivors must hold their
 #    share byte for byte (check-members, on the independent reference
-#    layout in tests/refmap.c).
+#    layout in tests/lib/refmap.c).
 # R: write with no fault, kill member 0's server, and read everything back
 #    with read-policy=first, which sends reads to member 0 first: the
 #    reads must fail over to member 1, the client sees no error, and the
@@ -30,13 +30,13 @@
 #
 # Run: meson test -C build nbd-fault
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        CHECK_MEMBERS=build/tests/check-members tests/test-nbd-fault.sh
+#        CHECK_MEMBERS=build/tests/lib/check-members tests/integration/test-nbd-fault.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/check-members}
+CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 

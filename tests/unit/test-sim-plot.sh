@@ -6,12 +6,12 @@
 # installed.
 #
 # Run: meson test -C build sim-plot
-#  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/test-sim-plot.sh
+#  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/integration/test-sim-plot.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-RAIDSIM=${RAIDSIM:-$here/../build/raidsim/raidsim}
-SRCDIR=${SRCDIR:-$here/..}
+RAIDSIM=${RAIDSIM:-$here/../../build/raidsim/raidsim}
+SRCDIR=${SRCDIR:-$here/../..}
 [ -x "$RAIDSIM" ] || { echo "test-sim-plot.sh: $RAIDSIM is not built"; exit 1; }
 if ! command -v gnuplot >/dev/null; then
   echo "SKIP: gnuplot is not installed (Debian: gnuplot-nox)"

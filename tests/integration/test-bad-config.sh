@@ -5,11 +5,11 @@
 #
 # Run: meson test -C build bad-config
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        tests/test-bad-config.sh
+#        tests/integration/test-bad-config.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-RAID_PLUGIN=${RAID_PLUGIN:-$here/../build/plugins/raid/nbdkit-raid-plugin.so}
+RAID_PLUGIN=${RAID_PLUGIN:-$here/../../build/plugins/raid/nbdkit-raid-plugin.so}
 if ! command -v nbdkit >/dev/null 2>&1; then
   echo "test-bad-config.sh: SKIP: nbdkit is not installed"; exit 77
 fi

@@ -25,13 +25,13 @@
 #
 # Run: meson test -C build overlap
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        NBD_IO=build/tests/nbd-io tests/test-overlap.sh
+#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-overlap.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/..}
+SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/nbd-io}
+NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 RAIDSIM_PROG=test-overlap.sh

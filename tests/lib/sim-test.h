@@ -1,4 +1,4 @@
-/* raidsim: helpers shared by the simulator's unit tests (tests/test-sim-*.c):
+/* raidsim: helpers shared by the simulator's unit tests (tests/unit/test-sim-*.c):
  * a scratch directory for config files written by the tests, and a
  * one-call simulation run.  Header-only so that each test stays one
  * executable with no extra library.
