@@ -18,6 +18,7 @@
 
 #include "raidsim/geometry.h"
 #include "raidsim/io.h"
+#include "raidsim/readpolicy.h"
 
 /* A single drive with no RAID layer, for the single-drive baselines that
  * every array is compared against.  Not a geometry: the member offset is
@@ -25,18 +26,16 @@
  */
 #define RAIDSIM_LEVEL_SINGLE (-1)
 
-/* The plugin's read-policy names and default (least-pending), and one
- * the plugin does not have: ALL reads every copy and the read completes
- * when the last has answered (a model of a RAID driver, not a policy a
- * real RAID would choose for speed).
+/* The read policies: the plugin's, from the core (enum raid_read_policy,
+ * include/raidsim/readpolicy.h, chosen by the very code the plugin
+ * runs), and one the plugin does not have: ALL reads every copy and the
+ * read completes when the last has answered (a model of a RAID driver,
+ * not a policy a real RAID would choose for speed).  A value of enum
+ * raid_read_policy, or RAIDSIM_POLICY_ALL.
  */
-enum raidsim_read_policy {
-  RAIDSIM_POLICY_ROUND_ROBIN,
-  RAIDSIM_POLICY_LEAST_PENDING,
-  RAIDSIM_POLICY_SEQUENTIAL,
-  RAIDSIM_POLICY_FIRST,
-  RAIDSIM_POLICY_ALL,
-};
+typedef int raidsim_read_policy;
+#define RAIDSIM_POLICY_ALL ((int) RAID_READ_POLICY_COUNT)
+#define RAIDSIM_POLICY_ALL_NAME "all"
 
 struct raidsim_array_params {
   int level;                    /* RAIDSIM_LEVEL_SINGLE or a raid_level */
@@ -44,7 +43,7 @@ struct raidsim_array_params {
   unsigned copies;              /* RAID 10; 0: the default */
   unsigned nmembers;
   const uint64_t *member_size;  /* bytes, per member */
-  enum raidsim_read_policy policy;
+  raidsim_read_policy policy;
   bool merge;                   /* one command per run (raid_geom_runs) */
 };
 
@@ -84,6 +83,6 @@ extern int raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
 extern void raidsim_array_cmd_done (struct raidsim_array *a,
                                     const struct raidsim_member_cmd *cmd);
 
-extern const char *raidsim_read_policy_name (enum raidsim_read_policy p);
+extern const char *raidsim_read_policy_name (raidsim_read_policy p);
 
 #endif /* RAIDSIM_ARRAY_H */

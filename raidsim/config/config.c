@@ -24,12 +24,12 @@ static const struct raidsim_enum level_enums[] = {
   { NULL, 0 },
 };
 
+/* The core's policies (readpolicy.h), and the simulator's own "all". */
 static const struct raidsim_enum policy_enums[] = {
-  { "round-robin", RAIDSIM_POLICY_ROUND_ROBIN },
-  { "least-pending", RAIDSIM_POLICY_LEAST_PENDING },
-  { "sequential", RAIDSIM_POLICY_SEQUENTIAL },
-  { "first", RAIDSIM_POLICY_FIRST },
-  { "all", RAIDSIM_POLICY_ALL },
+#define POLICY(id, name, help) { name, id },
+  RAID_READ_POLICIES (POLICY)
+#undef POLICY
+  { RAIDSIM_POLICY_ALL_NAME, RAIDSIM_POLICY_ALL },
   { NULL, 0 },
 };
 

@@ -64,6 +64,7 @@
 #include <strings.h>
 
 #include "raidsim/geometry.h"
+#include "geometry-error.h"
 
 struct zone {
   uint64_t array_start;     /* first array byte in this zone */
@@ -88,8 +89,8 @@ struct raid_geom {
 
 static __thread char errbuf[256];
 
-static void __attribute__ ((format (printf, 1, 2)))
-set_error (const char *fs, ...)
+void
+raid_set_error (const char *fs, ...)
 {
   va_list args;
 
@@ -158,13 +159,13 @@ raid_geom_new (const struct raid_geom_params *p)
 
   if (p->level != RAID_LEVEL_0 && p->level != RAID_LEVEL_1 &&
       p->level != RAID_LEVEL_10) {
-    set_error ("level: %d is not a supported RAID level (0, 1 or 10)",
+    raid_set_error ("level: %d is not a supported RAID level (0, 1 or 10)",
                (int) p->level);
     return NULL;
   }
   if (!is_power_of_2 (p->chunk) ||
       p->chunk < RAID_CHUNK_MIN || p->chunk > RAID_CHUNK_MAX) {
-    set_error ("chunk: %" PRIu64 " bytes is not a power of two "
+    raid_set_error ("chunk: %" PRIu64 " bytes is not a power of two "
                "from 4K to 64M", p->chunk);
     return NULL;
   }
@@ -173,36 +174,36 @@ raid_geom_new (const struct raid_geom_params *p)
    * or mirrors nothing, which is never what a user of raidsim meant.
    */
   if (p->nmembers < 2) {
-    set_error ("member: RAID %s needs at least 2 members, got %u",
+    raid_set_error ("member: RAID %s needs at least 2 members, got %u",
                raid_level_name (p->level), p->nmembers);
     return NULL;
   }
   if (p->nmembers > RAID_MAX_MEMBERS) {
-    set_error ("member: at most %d members are supported, got %u",
+    raid_set_error ("member: at most %d members are supported, got %u",
                RAID_MAX_MEMBERS, p->nmembers);
     return NULL;
   }
   if (p->level == RAID_LEVEL_10) {
     unsigned copies = p->copies ? p->copies : RAID10_COPIES_DEFAULT;
     if (copies < 2) {
-      set_error ("copies: RAID 10 needs at least 2 copies, got %u", copies);
+      raid_set_error ("copies: RAID 10 needs at least 2 copies, got %u", copies);
       return NULL;
     }
     if (copies > p->nmembers) {
-      set_error ("copies: %u copies need at least %u members, got %u",
+      raid_set_error ("copies: %u copies need at least %u members, got %u",
                  copies, copies, p->nmembers);
       return NULL;
     }
   }
   if (p->data_offset % RAID_CHUNK_MIN != 0) {
-    set_error ("data-offset: %" PRIu64 " is not a multiple of 4K",
+    raid_set_error ("data-offset: %" PRIu64 " is not a multiple of 4K",
                p->data_offset);
     return NULL;
   }
 
   g = calloc (1, sizeof *g);
   if (g == NULL) {
-    set_error ("raid_geom_new: %s", strerror (errno));
+    raid_set_error ("raid_geom_new: %s", strerror (errno));
     return NULL;
   }
   g->level = p->level;
@@ -215,7 +216,7 @@ raid_geom_new (const struct raid_geom_params *p)
     uint64_t avail;
 
     if (p->member_size[i] < p->data_offset + p->chunk) {
-      set_error ("member: member %u has %" PRIu64 " bytes, less than "
+      raid_set_error ("member: member %u has %" PRIu64 " bytes, less than "
                  "one chunk (%" PRIu64 ") after the data offset (%" PRIu64 ")",
                  i, p->member_size[i], p->chunk, p->data_offset);
       free (g);
@@ -334,7 +335,7 @@ raid_geom_map (const struct raid_geom *g, uint64_t offset, uint64_t len,
   unsigned k;
 
   if (len == 0 || offset >= g->size || len > g->size - offset) {
-    set_error ("raid_geom_map: range %" PRIu64 "+%" PRIu64
+    raid_set_error ("raid_geom_map: range %" PRIu64 "+%" PRIu64
                " is outside the array (%" PRIu64 " bytes)",
                offset, len, g->size);
     return -1;
@@ -373,7 +374,7 @@ raid_geom_foreach (const struct raid_geom *g, uint64_t offset, uint64_t len,
   if (len == 0)
     return 0;
   if (offset >= g->size || len > g->size - offset) {
-    set_error ("raid_geom_foreach: range %" PRIu64 "+%" PRIu64
+    raid_set_error ("raid_geom_foreach: range %" PRIu64 "+%" PRIu64
                " is outside the array (%" PRIu64 " bytes)",
                offset, len, g->size);
     return -1;
@@ -436,7 +437,7 @@ raid_parse_level (const char *s, enum raid_level *level)
   else if (strcasecmp (s, "10") == 0 || strcasecmp (s, "raid10") == 0)
     *level = RAID_LEVEL_10;
   else {
-    set_error ("level: '%s' is not a supported RAID level (0, 1 or 10)", s);
+    raid_set_error ("level: '%s' is not a supported RAID level (0, 1 or 10)", s);
     return -1;
   }
   return 0;
@@ -484,7 +485,7 @@ raid_parse_size (const char *s, uint64_t *bytes)
   return 0;
 
  bad:
-  set_error ("'%s' is not a size (a number with an optional K, M, G or T "
+  raid_set_error ("'%s' is not a size (a number with an optional K, M, G or T "
              "suffix)", s);
   return -1;
 }

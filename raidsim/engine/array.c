@@ -3,17 +3,13 @@
  * the nbdkit raid plugin's, with its names and tie-breaks, so that the
  * member I/O simulated is the member I/O the plugin issues.
  *
- * Read policy, per piece (the plugin's choose_copy):
- *
- * 1. Every copy is a candidate (the simulator has no failed members yet).
- * 2. first: the first copy in layout order.
- * 3. round-robin: copies in turn, by one counter for the whole array.
- * 4. least-pending: the copy whose member has the fewest commands in
- *    flight; ties go to the earlier copy.
- * 5. sequential: the copy whose member's last command ended nearest to
- *    where this one starts (exactly there for a stream); ties go to the
- *    earlier copy.  As in the plugin, "last command" means the last one
- *    to finish.
+ * Read policy, per piece: raid_read_choose (raidsim/core/readpolicy.c),
+ * the very function the plugin calls, over a struct raid_read_state that
+ * this layer keeps as the plugin keeps its own: a command counts as
+ * pending from when it is sent until raidsim_array_cmd_done, and a
+ * member's head moves when a command is sent.  Every copy is a
+ * candidate (the simulator has no failed members yet).  "all" is the
+ * simulator's own: every copy is read.
  *
  * With merge (the controller's merge_pieces), the pieces of a request
  * that are contiguous on a member go to it as one command, grouped by
@@ -34,29 +30,20 @@ struct raidsim_array {
   struct raid_geom *geom;       /* NULL for a single drive */
   uint64_t size;
   unsigned nmembers;
-  enum raidsim_read_policy policy;
+  raidsim_read_policy policy;
   bool merge;
   struct raid_seg *seg;         /* merge: the request's segments */
   struct raid_run *runs;
   size_t *next;
   size_t nseg, cap;
-  uint64_t rr_counter;
-  unsigned pending[RAID_MAX_MEMBERS];
-  uint64_t head[RAID_MAX_MEMBERS]; /* member offset past the last command */
-};
-
-static const char *const policy_names[] = {
-  [RAIDSIM_POLICY_ROUND_ROBIN] = "round-robin",
-  [RAIDSIM_POLICY_LEAST_PENDING] = "least-pending",
-  [RAIDSIM_POLICY_SEQUENTIAL] = "sequential",
-  [RAIDSIM_POLICY_FIRST] = "first",
-  [RAIDSIM_POLICY_ALL] = "all",
+  struct raid_read_state reads;  /* the copy choice's state */
 };
 
 const char *
-raidsim_read_policy_name (enum raidsim_read_policy p)
+raidsim_read_policy_name (raidsim_read_policy p)
 {
-  return policy_names[p];
+  return p == RAIDSIM_POLICY_ALL ? RAIDSIM_POLICY_ALL_NAME
+    : raid_read_policy_name (p);
 }
 
 struct raidsim_array *
@@ -73,6 +60,7 @@ raidsim_array_new (const struct raidsim_array_params *p)
   a->nmembers = p->nmembers;
   a->policy = p->policy;
   a->merge = p->merge;
+  raid_read_state_init (&a->reads);
 
   if (p->level == RAIDSIM_LEVEL_SINGLE) {
     if (p->nmembers != 1) {
@@ -150,49 +138,12 @@ raidsim_array_max_cmds (const struct raidsim_array *a, uint64_t len)
 static unsigned
 choose_copy (struct raidsim_array *a, const struct raid_piece *p)
 {
-  unsigned k, best = 0;
-
-  /* RAID 0 and single copies: nothing to choose.  (Round-robin's counter
-   * then stays put, which no one can see: every piece of the array has
-   * the same number of copies.)
+  /* RAID 0 and single copies: nothing to choose; "all" reads every copy
+   * (split_piece), but a merged read takes the first.
    */
-  if (p->ncopies == 1)
+  if (p->ncopies == 1 || a->policy == RAIDSIM_POLICY_ALL)
     return 0;
-  switch (a->policy) {
-  case RAIDSIM_POLICY_FIRST:
-  case RAIDSIM_POLICY_ALL:      /* split_piece sends every copy */
-    return 0;
-
-  case RAIDSIM_POLICY_ROUND_ROBIN:
-    return a->rr_counter++ % p->ncopies;
-
-  case RAIDSIM_POLICY_LEAST_PENDING: {
-    unsigned best_pending = UINT_MAX;
-    for (k = 0; k < p->ncopies; ++k) {
-      unsigned pending = a->pending[p->copy[k].member];
-      if (pending < best_pending) {
-        best_pending = pending;
-        best = k;
-      }
-    }
-    return best;
-  }
-
-  case RAIDSIM_POLICY_SEQUENTIAL: {
-    uint64_t best_dist = UINT64_MAX;
-    for (k = 0; k < p->ncopies; ++k) {
-      const struct raid_copy *c = &p->copy[k];
-      uint64_t head = a->head[c->member];
-      uint64_t dist = head > c->offset ? head - c->offset : c->offset - head;
-      if (dist < best_dist) {
-        best_dist = dist;
-        best = k;
-      }
-    }
-    return best;
-  }
-  }
-  abort ();
+  return raid_read_choose (a->policy, &a->reads, p->copy, p->ncopies, 0);
 }
 
 struct split_ctx {
@@ -207,7 +158,7 @@ send (struct split_ctx *ctx, unsigned member, uint64_t offset, uint64_t len)
 {
   struct raidsim_member_cmd cmd = { member, offset, len };
 
-  ctx->a->pending[member]++;
+  raid_load_issue (&ctx->a->reads.member[member], true, offset, len);
   return ctx->fn (&cmd, ctx->opaque);
 }
 
@@ -322,6 +273,5 @@ void
 raidsim_array_cmd_done (struct raidsim_array *a,
                         const struct raidsim_member_cmd *cmd)
 {
-  a->pending[cmd->member]--;
-  a->head[cmd->member] = cmd->offset + cmd->len;
+  raid_load_done (&a->reads.member[cmd->member]);
 }

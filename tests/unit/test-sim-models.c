@@ -388,7 +388,7 @@ collect (const struct raidsim_member_cmd *cmd, void *opaque)
 
 static struct raidsim_array *
 array_merged (int level, unsigned n, uint64_t chunk,
-              enum raidsim_read_policy pol, bool merge)
+              raidsim_read_policy pol, bool merge)
 {
   static uint64_t sizes[RAID_MAX_MEMBERS];
   struct raidsim_array_params p = {
@@ -406,7 +406,7 @@ array_merged (int level, unsigned n, uint64_t chunk,
 }
 
 static struct raidsim_array *
-array_of (int level, unsigned n, uint64_t chunk, enum raidsim_read_policy pol)
+array_of (int level, unsigned n, uint64_t chunk, raidsim_read_policy pol)
 {
   return array_merged (level, n, chunk, pol, false);
 }
@@ -414,7 +414,7 @@ array_of (int level, unsigned n, uint64_t chunk, enum raidsim_read_policy pol)
 START_TEST (array_raid0_split_matches_geometry)
 {
   struct raidsim_array *a = array_of (RAID_LEVEL_0, 3, 64 << 10,
-                                      RAIDSIM_POLICY_FIRST);
+                                      RAID_READ_FIRST);
   struct collected c = { 0 };
 
   /* 200 KiB from 100 KiB: chunks 1 (rest), 2, 3 (part) of a 3-wide
@@ -459,7 +459,7 @@ START_TEST (array_merge_pieces)
    * pieces (36K..64K, then row 1 from 64K) are contiguous there, so
    * three commands, in the order of their first pieces.
    */
-  a = array_merged (RAID_LEVEL_0, 3, 64 << 10, RAIDSIM_POLICY_FIRST, true);
+  a = array_merged (RAID_LEVEL_0, 3, 64 << 10, RAID_READ_FIRST, true);
   ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_WRITE, 100 << 10,
                                          200 << 10, collect, &c), 0);
   ck_assert_uint_eq (c.n, 3);
@@ -469,7 +469,7 @@ START_TEST (array_merge_pieces)
   raidsim_array_free (a);
 
   /* 1M over 2 members, chunk 128K: 512K on each, not 4 x 128K. */
-  a = array_merged (RAID_LEVEL_0, 2, 128 << 10, RAIDSIM_POLICY_FIRST, true);
+  a = array_merged (RAID_LEVEL_0, 2, 128 << 10, RAID_READ_FIRST, true);
   c.n = 0;
   ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 1 << 20,
                                          1 << 20, collect, &c), 0);
@@ -485,7 +485,7 @@ START_TEST (array_merge_pieces)
    * 0 and 2, rows 0 to 7, one run each.  Never completed, those two
    * are pending, so the next 1M read goes to members 1 and 3.
    */
-  a = array_merged (RAID_LEVEL_10, 4, 64 << 10, RAIDSIM_POLICY_LEAST_PENDING,
+  a = array_merged (RAID_LEVEL_10, 4, 64 << 10, RAID_READ_LEAST_PENDING,
                     true);
   c.n = 0;
   ck_assert_int_eq (raidsim_array_split (a, RAIDSIM_READ, 0, 1 << 20,
@@ -515,7 +515,7 @@ END_TEST
 START_TEST (array_raid1_writes_every_copy)
 {
   struct raidsim_array *a = array_of (RAID_LEVEL_1, 3, 64 << 10,
-                                      RAIDSIM_POLICY_FIRST);
+                                      RAID_READ_FIRST);
   struct collected c = { 0 };
   unsigned i;
 
@@ -532,7 +532,7 @@ END_TEST
 
 /* The read policies, one read at a time (as at QD 1). */
 static void
-read_members (enum raidsim_read_policy pol, unsigned n, bool complete,
+read_members (raidsim_read_policy pol, unsigned n, bool complete,
               uint64_t stride, unsigned *count)
 {
   struct raidsim_array *a = array_of (RAID_LEVEL_1, 2, 64 << 10, pol);
@@ -555,20 +555,20 @@ START_TEST (array_read_policies)
 {
   unsigned count[2];
 
-  read_members (RAIDSIM_POLICY_FIRST, 100, true, 4096, count);
+  read_members (RAID_READ_FIRST, 100, true, 4096, count);
   ck_assert_uint_eq (count[0], 100);
-  read_members (RAIDSIM_POLICY_ROUND_ROBIN, 100, true, 4096, count);
+  read_members (RAID_READ_ROUND_ROBIN, 100, true, 4096, count);
   ck_assert_uint_eq (count[0], 50);
   ck_assert_uint_eq (count[1], 50);
   /* Nothing in flight: every tie goes to the first copy. */
-  read_members (RAIDSIM_POLICY_LEAST_PENDING, 100, true, 4096, count);
+  read_members (RAID_READ_LEAST_PENDING, 100, true, 4096, count);
   ck_assert_uint_eq (count[0], 100);
   /* Never completed: the pending counts alternate the choice. */
-  read_members (RAIDSIM_POLICY_LEAST_PENDING, 100, false, 4096, count);
+  read_members (RAID_READ_LEAST_PENDING, 100, false, 4096, count);
   ck_assert_uint_eq (count[0], 50);
   ck_assert_uint_eq (count[1], 50);
   /* A sequential stream stays on the member it started on. */
-  read_members (RAIDSIM_POLICY_SEQUENTIAL, 100, true, 4096, count);
+  read_members (RAID_READ_SEQUENTIAL, 100, true, 4096, count);
   ck_assert_uint_eq (count[0], 100);
 }
 END_TEST

@@ -1,0 +1,74 @@
+/* raidsim: the keys that describe a RAID array, shared by the nbdkit
+ * plugin's parameters, `raidsim map` and the simulator's array files:
+ * each key's name, syntax, help and enumerated values, its parsing, and
+ * the checks across keys.  Each is described here once, and --help, the
+ * man-page check (tests/integration/test-pod-params.sh) and the error
+ * messages all come from this table.
+ */
+#ifndef RAIDSIM_RAIDKEYS_H
+#define RAIDSIM_RAIDKEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "raidsim/geometry.h"
+#include "raidsim/readpolicy.h"
+
+/* A key's description, for help and documentation.  The plugin
+ * describes its own keys (io=, stats=, ...) with the same struct.
+ */
+struct raid_key {
+  const char *name;             /* "read-policy" */
+  const char *syntax;           /* "0|1|10", "SIZE", "POLICY": key=SYNTAX */
+  const char *help;
+  const char *const *values;    /* enumerated values, NULL-terminated, or
+                                 * NULL if the value is not one of a list */
+};
+
+enum raid_key_id {
+  RAID_KEY_LEVEL,
+  RAID_KEY_CHUNK,
+  RAID_KEY_COPIES,
+  RAID_KEY_READ_POLICY,
+  RAID_KEY_COUNT
+};
+
+extern const struct raid_key raid_keys[RAID_KEY_COUNT];
+
+/* An array's shape and read policy, as given. */
+struct raid_settings {
+  enum raid_level level;
+  uint64_t chunk;               /* default RAID_CHUNK_DEFAULT */
+  unsigned copies;              /* RAID 10; default RAID10_COPIES_DEFAULT */
+  enum raid_read_policy policy; /* default RAID_READ_POLICY_DEFAULT */
+  bool set[RAID_KEY_COUNT];     /* which were given */
+};
+
+extern void raid_settings_init (struct raid_settings *s);
+
+/* Parse key=value into s.  Returns 1 if key is not one of raid_keys[]
+ * (so the caller can try its own keys), 0 if parsed, -1 with
+ * raid_geom_error () set to one line starting with the key's name if
+ * the value is bad or the key was already given.
+ */
+extern int raid_settings_parse (struct raid_settings *s,
+                                const char *key, const char *value);
+
+/* The rules across keys, once every key and the member count are known:
+ * level is required, copies belongs to RAID 10 only and needs as many
+ * members, and every level needs 2 members.  Returns 0, or -1 with
+ * raid_geom_error () naming the key at fault.
+ */
+extern int raid_settings_check (const struct raid_settings *s,
+                                unsigned nmembers);
+
+/* "  key=SYNTAX     help..." for --help: the key and syntax, then the
+ * help wrapped to width columns and indented by indent, with the
+ * enumerated values listed if help does not list them.  Returns a
+ * malloc'd string, or NULL if out of memory.
+ */
+extern char *raid_key_help (const struct raid_key *k, unsigned indent,
+                            unsigned width);
+
+#endif /* RAIDSIM_RAIDKEYS_H */
