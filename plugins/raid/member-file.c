@@ -47,7 +47,6 @@
 #include "member.h"
 #include "member-file.h"
 
-enum file_io_mode file_io_mode = FILE_IO_AUTO;
 
 /* Synchronous workers per member in the threads engine: enough to keep
  * a device's queue busy without a thread per request.
@@ -710,15 +709,15 @@ file_start (struct member *m)
 {
   struct file_priv *f = m->priv;
 
-  if (file_io_mode == FILE_IO_AUTO && !nowait_supported (f))
+  if (m->io_mode == FILE_IO_AUTO && !nowait_supported (f))
     nbdkit_debug ("raid: member %s: its file system cannot do "
                   "non-blocking I/O, using worker threads", m->name);
-  else if (file_io_mode != FILE_IO_THREADS) {
+  else if (m->io_mode != FILE_IO_THREADS) {
     if (uring_start (m) == 0) {
       m->engine = "uring";
       return 0;
     }
-    if (file_io_mode == FILE_IO_URING) {
+    if (m->io_mode == FILE_IO_URING) {
       nbdkit_error ("io: member %s: io_uring is not available here: %m",
                     m->name);
       return -1;

@@ -1,17 +1,9 @@
-/* nbdkit-raid-plugin: the file and block-device backend's engine
- * choice, set by the io= parameter and reported by --dump-plugin.
+/* nbdkit-raid-plugin: what the file and block-device backend tells the
+ * rest of the plugin: whether io_uring works here (--dump-plugin).  The
+ * engine a member uses is its io_mode (member.h), set by io=.
  */
 #ifndef RAID_MEMBER_FILE_H
 #define RAID_MEMBER_FILE_H
-
-enum file_io_mode {
-  FILE_IO_AUTO,                 /* io_uring if it works, else threads */
-  FILE_IO_URING,
-  FILE_IO_THREADS,
-};
-
-extern enum file_io_mode file_io_mode;  /* asked for */
-
 
 #include <stdbool.h>
 

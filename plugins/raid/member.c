@@ -140,16 +140,11 @@ member_start (struct member_io *io)
 
   /* Back-pressure: wait for one of the member's max-inflight slots. */
   pthread_mutex_lock (&m->slot_lock);
-  while (atomic_load (&m->pending) >= m->max_inflight)
+  while (atomic_load (&m->load->pending) >= m->max_inflight)
     pthread_cond_wait (&m->slot_cond, &m->slot_lock);
-  atomic_fetch_add (&m->pending, 1);
+  raid_load_issue (m->load, io->op == MOP_READ || io->op == MOP_WRITE,
+                   io->offset, io->length);
   pthread_mutex_unlock (&m->slot_lock);
-
-  /* The head moves when the I/O is issued, as md's does, so that the
-   * next request of a stream already sees it.
-   */
-  if (io->op == MOP_READ || io->op == MOP_WRITE)
-    atomic_store (&m->head, io->offset + io->length);
   io->start_ns = stats_start (&m->stats);
   if (raid_debug_io)
     nbdkit_debug ("%s member=%u offset=%" PRIu64 " length=%" PRIu64
@@ -241,7 +236,7 @@ member_io_done (struct member_io *io, int err)
                 err);
   io->err = err;
   pthread_mutex_lock (&m->slot_lock);
-  atomic_fetch_sub (&m->pending, 1);
+  raid_load_done (m->load);
   pthread_cond_signal (&m->slot_cond);
   pthread_mutex_unlock (&m->slot_lock);
   batch_done (b);

@@ -40,6 +40,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "raidsim/readpolicy.h"
 #include "stats.h"
 
 enum member_op {
@@ -152,6 +153,13 @@ struct member {
   const char *engine;           /* set by ops->start: "uring", "threads",
                                  * "nbd" */
 
+  /* Set before ops->open: how file and device members do I/O (io=). */
+  enum file_io_mode {
+    FILE_IO_AUTO,               /* io_uring if it works, else threads */
+    FILE_IO_URING,
+    FILE_IO_THREADS,
+  } io_mode;
+
   /* Set by ops->open. */
   uint64_t size;
   char *identity;               /* same identity = same member twice */
@@ -165,8 +173,11 @@ struct member {
    * missed a write must never be read again.
    */
   atomic_bool failed;
-  atomic_uint pending;          /* member I/Os in flight */
-  atomic_uint_fast64_t head;    /* member offset just past the last I/O */
+  /* Member I/Os in flight and the member offset past the last one: the
+   * copy choice's view of this member, in the array's raid_read_state
+   * (include/raidsim/readpolicy.h), which member.c keeps up to date.
+   */
+  struct raid_member_load *load;
   atomic_bool no_fast_zero;     /* refused a fast zero once: refuse early */
 
   /* The max-inflight slots. */

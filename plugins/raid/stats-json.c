@@ -217,6 +217,7 @@ stats_log_summary (const struct stats_source *src)
 static int sig_pipe[2] = { -1, -1 };
 static pthread_t sig_thread;
 static char *sig_path;
+static stats_source_fn sig_source;
 
 static void
 on_sigusr1 (int sig)
@@ -237,7 +238,7 @@ sig_loop (void *arg)
 
   while (read (sig_pipe[0], &c, 1) == 1 && c == 'u') {
     struct stats_source src;
-    raid_stats_snapshot (&src);
+    sig_source (&src);
     if (stats_json_write (sig_path, &src) == 0)
       nbdkit_debug ("raid: stats written to %s", sig_path);
   }
@@ -245,11 +246,12 @@ sig_loop (void *arg)
 }
 
 int
-stats_json_start (const char *path)
+stats_json_start (const char *path, stats_source_fn source)
 {
   struct sigaction sa = { .sa_handler = on_sigusr1, .sa_flags = SA_RESTART };
   int err;
 
+  sig_source = source;
   sig_path = strdup (path);
   if (sig_path == NULL || pipe2 (sig_pipe, O_CLOEXEC | O_NONBLOCK) == -1) {
     nbdkit_error ("stats: %m");

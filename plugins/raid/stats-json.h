@@ -18,11 +18,13 @@ struct stats_source {
   const char *io;               /* "uring" or "threads" */
 };
 
-/* Provided by raid.c: the current state, for the SIGUSR1 thread. */
-extern void raid_stats_snapshot (struct stats_source *src);
+/* Fills *src with the plugin's current state. */
+typedef void (*stats_source_fn) (struct stats_source *src);
 
-/* Start the thread that writes PATH whenever SIGUSR1 arrives. */
-extern int stats_json_start (const char *path);
+/* Start the thread that writes PATH, from what source gives, whenever
+ * SIGUSR1 arrives.
+ */
+extern int stats_json_start (const char *path, stats_source_fn source);
 extern void stats_json_stop (void);
 
 /* Write the JSON file (atomically: a temporary file renamed over PATH). */

@@ -1,0 +1,34 @@
+/* nbdkit-raid-plugin: the array being served.  One instance, made by
+ * raid_config_complete (raid.c) and read-only after it but for the
+ * atomics and locks inside, is shared by every connection and request.
+ */
+#ifndef RAID_ARRAY_H
+#define RAID_ARRAY_H
+
+#include <stdint.h>
+
+#include "raidsim/geometry.h"
+#include "raidsim/readpolicy.h"
+#include "member.h"
+#include "rangelock.h"
+#include "stats.h"
+
+struct raid_array {
+  struct member members[RAID_MAX_MEMBERS];
+  unsigned nmembers;
+  struct raid_geom *geom;
+  enum raid_read_policy policy;
+  /* The copy choice's state: each member's load, which member.c keeps
+   * up to date through member.load, and round-robin's counter.
+   */
+  struct raid_read_state reads;
+  struct io_stats stats;        /* client requests */
+  /* Held by every write while it is in flight, on arrays with copies. */
+  struct range_lock write_ranges;
+  /* The array's minimum block size: the largest of its members' (all
+   * powers of two, so every member's divides it).  1 for files.
+   */
+  uint32_t align;
+};
+
+#endif

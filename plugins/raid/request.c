@@ -1,0 +1,493 @@
+/* nbdkit-raid-plugin: a request's member I/O, by the rules in the man
+ * page's "Degraded mode" and "Overlapping writes": read one copy of
+ * every piece and go round again on another copy where one fails, then
+ * rewrite the copies that failed (repair); write every live copy, and
+ * fail a copy's member when its write fails; flush every member; and
+ * report extents.  The planning (which pieces, which copies, which
+ * runs) is plan.c's; the I/O itself is member.c's.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "plan.h"
+#include "request.h"
+
+const char *const op_names[MOP_COUNT] = {
+  [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
+  [MOP_TRIM] = "trim", [MOP_FLUSH] = "flush",
+};
+
+/* The members that have failed, as a bitmask for plan_choose. */
+static uint32_t
+failed_members (const struct raid_array *a)
+{
+  uint32_t failed = 0;
+  unsigned i;
+
+  for (i = 0; i < a->nmembers; ++i)
+    if (atomic_load (&a->members[i].failed))
+      failed |= UINT32_C (1) << i;
+  return failed;
+}
+
+/* Member failure.  Only arrays with redundancy fail a member: a RAID 0
+ * has nothing to fall back to, so it returns the error.
+ */
+bool
+is_redundant (const struct raid_array *a)
+{
+  return raid_geom_copies (a->geom) > 1;
+}
+
+static void
+fail_member (struct raid_array *a, unsigned i, const char *op, int err)
+{
+  bool was = atomic_exchange (&a->members[i].failed, true);
+  unsigned live = 0, j;
+
+  if (was)
+    return;
+  for (j = 0; j < a->nmembers; ++j)
+    if (!atomic_load (&a->members[j].failed))
+      live++;
+  nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
+                "%u of %u members remain", i, a->members[i].name, op,
+                strerror (err), live, a->nmembers);
+}
+
+/* The array can still serve every byte if every chunk keeps a live
+ * copy.  The near layout repeats every a->nmembers chunks, so checking the
+ * first a->nmembers chunks checks them all.
+ */
+static bool
+array_whole (const struct raid_array *a)
+{
+  struct raid_piece p;
+  uint64_t size = raid_geom_size (a->geom), chunk = raid_geom_chunk (a->geom);
+  unsigned c, k;
+
+  for (c = 0; c < a->nmembers && (uint64_t) c * chunk < size; ++c) {
+    bool live = false;
+    raid_geom_map (a->geom, (uint64_t) c * chunk, 1, &p);
+    for (k = 0; k < p.ncopies; ++k)
+      live |= !atomic_load (&a->members[p.copy[k].member].failed);
+    if (!live)
+      return false;
+    if (raid_geom_level (a->geom) == RAID_LEVEL_1)
+      break;
+  }
+  return true;
+}
+
+/* Run the member I/Os ios[0..n-1] as one batch and wait for them. */
+static void
+run_batch (struct member_io *ios, size_t n, struct member_batch *batch)
+{
+  batch_init (batch, n);
+  member_submit_all (ios, n);
+  batch_wait (batch);
+  batch_destroy (batch);
+}
+
+static void
+ioset_submit (struct ioset *set, struct member_batch *batch)
+{
+  run_batch (set->io, set->nrun, batch);
+}
+
+/* Rewrite the copies of piece p that failed a read, as md does, from
+ * the copy that was read, and fail a copy that cannot even be
+ * rewritten.  The data is read again while the piece's range is held:
+ * the data the client got may already be older than a write that has
+ * reached every copy since, and writing it back would undo that write
+ * on the rewritten copies only.
+ */
+static void
+repair_piece (struct raid_array *a, const struct piece *p)
+{
+  struct member_io ios[RAID_MAX_MEMBERS];
+  struct member_batch batch;
+  struct range_hold hold;
+  char *data;
+  size_t j, n = 0;
+  unsigned k;
+
+  data = malloc (p->length);
+  if (data == NULL) {
+    nbdkit_error ("pread: array offset %" PRIu64 ": no memory to rewrite "
+                  "the copies that failed: %m", p->offset);
+    return;
+  }
+  range_acquire (&a->write_ranges, &hold, p->offset, p->length);
+  ios[0] = (struct member_io) {
+    .op = MOP_READ, .pieces = 1, .buf = data,
+    .offset = p->copy[p->chosen].offset, .length = p->length,
+    .member = &a->members[p->copy[p->chosen].member], .batch = &batch,
+  };
+  run_batch (ios, 1, &batch);
+  if (ios[0].err) {
+    nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; the "
+                  "copies that failed are not rewritten",
+                  ios[0].member->index, ios[0].member->name, ios[0].offset,
+                  strerror (ios[0].err));
+    goto out;
+  }
+  for (k = 0; k < p->ncopies; ++k)
+    if (p->bad & (1u << k))
+      ios[n++] = (struct member_io) {
+        .op = MOP_WRITE, .pieces = 1, .buf = data,
+        .offset = p->copy[k].offset, .length = p->length,
+        .member = &a->members[p->copy[k].member], .batch = &batch,
+      };
+  run_batch (ios, n, &batch);
+  for (j = 0; j < n; ++j) {
+    if (ios[j].err)
+      fail_member (a, ios[j].member->index, "rewrite after read error",
+                   ios[j].err);
+    else
+      nbdkit_debug ("raid: rewrote member %u offset %" PRIu64
+                    " after a read error", ios[j].member->index,
+                    ios[j].offset);
+  }
+ out:
+  range_release (&a->write_ranges, &hold);
+  free (data);
+}
+
+static void
+repair (struct raid_array *a, const struct plan *pl)
+{
+  size_t i;
+
+  for (i = 0; i < pl->npieces; ++i)
+    if (pl->piece[i].bad)
+      repair_piece (a, &pl->piece[i]);
+}
+
+/* Read every piece from one copy, all pieces at once, the pieces that
+ * are contiguous on a member as one run.  A run that fails is read again
+ * piece by piece from the same copy, since which of its pieces failed is
+ * not known; a piece that fails on its own goes round again on another
+ * copy.  Copies that returned an error are then rewritten from the good
+ * data (repair).
+ */
+int
+request_read (struct raid_array *a, char *buf, uint64_t count,
+              uint64_t offset, size_t *npieces)
+{
+  struct plan pl;
+  struct ioset set;
+  struct member_batch batch;
+  unsigned max_segs = RAID_RUN_MAX_SEGS;
+  size_t i, r, s;
+  int err = 0;
+
+  if (plan_build (&pl, a->geom, offset, count) == -1) {
+    if (errno == ENOMEM)
+      nbdkit_error ("pread: array offset %" PRIu64 ": %m", offset);
+    return -1;
+  }
+  *npieces = pl.npieces;
+  if (ioset_init (&set, pl.npieces) == -1) {
+    nbdkit_error ("pread: array offset %" PRIu64 ": %m", offset);
+    plan_free (&pl);
+    return -1;
+  }
+
+  for (;;) {
+    i = plan_choose (&pl, a->policy, &a->reads, failed_members (a));
+    if (i) {
+      nbdkit_error ("pread: array offset %" PRIu64 ": no copy could "
+                    "be read", pl.piece[i - 1].offset);
+      err = EIO;
+      goto out;
+    }
+    if (ioset_add_reads (&set, &pl) == 0)
+      break;
+
+    ioset_runs (&set, a->members, MOP_READ, 0, buf, offset, max_segs,
+                &batch);
+    ioset_submit (&set, &batch);
+    max_segs = 1;               /* rounds after the first are retries */
+
+    for (r = 0; r < set.nrun; ++r) {
+      struct member_io *io = &set.io[r];
+      struct member *m = io->member;
+      struct piece *p;
+
+      if (io->err == 0)
+        continue;
+      if (set.run[r].nsegs > 1) {
+        for (s = set.run[r].first; s != RAID_SEG_END; s = set.next[s])
+          pl.piece[set.seg_piece[s]].again = true;
+        continue;
+      }
+      p = &pl.piece[set.seg_piece[set.run[r].first]];
+      if (!is_redundant (a)) {
+        nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
+                      m->index, m->name, io->offset, strerror (io->err));
+        err = io->err;
+        continue;
+      }
+      if (!atomic_load (&m->failed))
+        nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; "
+                      "reading another copy", m->index, m->name,
+                      io->offset, strerror (io->err));
+      p->bad |= 1u << p->chosen;
+    }
+    if (err)
+      goto out;
+  }
+
+  repair (a, &pl);
+
+ out:
+  ioset_free (&set);
+  plan_free (&pl);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+/* Apply a write, zero or trim to every live copy of every piece, all at
+ * once.  On a RAID 0 any error is the client's; with copies, a member
+ * that fails is marked failed and the array goes on degraded as long as
+ * every piece reached one copy.
+ */
+static int
+write_copies (struct raid_array *a, enum member_op op, const char *buf,
+              uint64_t count, uint64_t offset, uint32_t mflags,
+              size_t *npieces)
+{
+  struct plan pl;
+  struct ioset set;
+  struct member_batch batch;
+  size_t i, r, s;
+  int err = 0;
+
+  if (plan_build (&pl, a->geom, offset, count) == -1) {
+    if (errno == ENOMEM)
+      nbdkit_error ("%s: array offset %" PRIu64 ": %m", op_names[op],
+                    offset);
+    return -1;
+  }
+  *npieces = pl.npieces;
+
+  /* A member that has refused a fast zero will refuse again: say so
+   * before zeroing anything, so that copies never disagree over a zero
+   * the client is about to redo the slow way.
+   */
+  if (mflags & MIO_FAST)
+    for (i = 0; i < pl.ncopies; ++i)
+      if (atomic_load (&a->members[pl.copies[i].member].no_fast_zero)) {
+        plan_free (&pl);
+        errno = ENOTSUP;
+        return -1;
+      }
+
+  if (ioset_init (&set, pl.ncopies) == -1) {
+    nbdkit_error ("%s: array offset %" PRIu64 ": %m", op_names[op], offset);
+    plan_free (&pl);
+    return -1;
+  }
+  for (i = 0; i < pl.npieces; ++i) {
+    struct piece *p = &pl.piece[i];
+    unsigned k;
+    for (k = 0; k < p->ncopies; ++k)
+      if (!atomic_load (&a->members[p->copy[k].member].failed))
+        ioset_add (&set, i, p, &p->copy[k]);
+  }
+  ioset_runs (&set, a->members, op, mflags, op == MOP_WRITE ? (char *) buf : NULL,
+              offset, RAID_RUN_MAX_SEGS, &batch);
+  ioset_submit (&set, &batch);
+
+  /* Count, for every piece, the copies that took it.  A run that failed
+   * fails its member (or the request, on a RAID 0) whichever of its
+   * pieces failed, so runs need no splitting here.
+   */
+  for (i = 0; i < pl.npieces; ++i)
+    pl.piece[i].tried = 0;
+  for (r = 0; r < set.nrun; ++r) {
+    struct member_io *io = &set.io[r];
+    struct member *m = io->member;
+    if (io->err == 0) {
+      for (s = set.run[r].first; s != RAID_SEG_END; s = set.next[s])
+        pl.piece[set.seg_piece[s]].tried++;
+      continue;
+    }
+    /* A refused fast zero is an answer, not a failed member. */
+    if ((mflags & MIO_FAST) && io->err == ENOTSUP) {
+      atomic_store (&m->no_fast_zero, true);
+      err = ENOTSUP;
+      continue;
+    }
+    if (!is_redundant (a)) {
+      nbdkit_error ("%s: member %u (%s) at offset %" PRIu64 ": %s",
+                    op_names[op], m->index, m->name, io->offset,
+                    strerror (io->err));
+      err = io->err;
+      continue;
+    }
+    fail_member (a, m->index, op_names[op], io->err);
+  }
+  if (err == 0)
+    for (i = 0; i < pl.npieces; ++i)
+      if (pl.piece[i].tried == 0) {
+        nbdkit_error ("%s: array offset %" PRIu64 ": no live copy left",
+                      op_names[op], pl.piece[i].offset);
+        err = EIO;
+        break;
+      }
+
+  ioset_free (&set);
+  plan_free (&pl);
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+/* Writes, zeroes and trims: on arrays with copies, the request holds
+ * its array range until its last member I/O is done (rangelock.h).
+ */
+int
+request_write (struct raid_array *a, enum member_op op, const char *buf,
+               uint64_t count, uint64_t offset, uint32_t mflags,
+               size_t *npieces)
+{
+  struct range_hold hold;
+  bool held = is_redundant (a) && count > 0;
+  int r;
+
+  if (held)
+    range_acquire (&a->write_ranges, &hold, offset, count);
+  r = write_copies (a, op, buf, count, offset, mflags, npieces);
+  if (held)
+    range_release (&a->write_ranges, &hold);
+  return r;
+}
+
+int
+request_flush (struct raid_array *a)
+{
+  struct member_io ios[RAID_MAX_MEMBERS];
+  struct member_batch batch;
+  unsigned i, n = 0;
+  int err = 0;
+
+  for (i = 0; i < a->nmembers; ++i)
+    if (!atomic_load (&a->members[i].failed))
+      ios[n++] = (struct member_io) {
+        .op = MOP_FLUSH, .member = &a->members[i], .batch = &batch,
+      };
+  run_batch (ios, n, &batch);
+  for (i = 0; i < n; ++i) {
+    if (ios[i].err == 0)
+      continue;
+    if (!is_redundant (a)) {
+      nbdkit_error ("flush: member %u (%s): %s", ios[i].member->index,
+                    ios[i].member->name, strerror (ios[i].err));
+      err = ios[i].err;
+    }
+    else
+      fail_member (a, ios[i].member->index, "flush", ios[i].err);
+  }
+  if (err == 0 && !array_whole (a)) {
+    nbdkit_error ("flush: too many members failed");
+    err = EIO;
+  }
+  if (err) {
+    errno = err;
+    return -1;
+  }
+  return 0;
+}
+
+/* Extents.  A byte is a hole in the array only where every copy of it
+ * is a hole on its member; anything else is data.
+ */
+struct extents_ctx {
+  struct raid_array *a;
+  struct nbdkit_extents *extents;
+  unsigned pieces;
+};
+
+static int
+extents_piece (const struct raid_piece *p, void *opaque)
+{
+  struct extents_ctx *e = opaque;
+  struct raid_array *a = e->a;
+  uint64_t pos = 0;
+
+  while (pos < p->length) {
+    bool all_hole = true;
+    uint64_t hole_end = p->length, data_end = p->length, next;
+    uint32_t type;
+    unsigned k;
+
+    for (k = 0; k < p->ncopies; ++k) {
+      const struct raid_copy *c = &p->copy[k];
+      struct member *m = &a->members[c->member];
+      uint64_t end;
+      bool hole;
+
+      /* A failed member's allocation says nothing about the data. */
+      if (atomic_load (&m->failed))
+        continue;
+      hole = m->ops->hole (m, c->offset + pos, c->offset + p->length, &end);
+      end -= c->offset;
+      if (hole) {
+        if (end < hole_end)
+          hole_end = end;
+      }
+      else {
+        all_hole = false;
+        if (end < data_end)
+          data_end = end;
+      }
+    }
+    /* While any copy holds data, the array does; the data may go on past
+     * data_end on another copy, in which case the next round adds more
+     * data, which nbdkit merges.
+     */
+    next = all_hole ? hole_end : data_end;
+    type = all_hole ? NBDKIT_EXTENT_HOLE | NBDKIT_EXTENT_ZERO : 0;
+    if (next <= pos)
+      next = p->length;
+    if (nbdkit_add_extent (e->extents, p->offset + pos, next - pos,
+                           type) == -1)
+      return -1;
+    pos = next;
+  }
+  /* The client may get fewer extents than it asked for: stop after a
+   * bounded amount of work so that one request on a huge array with
+   * small chunks cannot stall the server.
+   */
+  if (++e->pieces >= 1024)
+    return 1;
+  return 0;
+}
+
+int
+request_extents (struct raid_array *a, uint32_t count, uint64_t offset,
+                 struct nbdkit_extents *extents)
+{
+  struct extents_ctx e = { .a = a, .extents = extents };
+  int r;
+
+  r = raid_geom_foreach (a->geom, offset, count, extents_piece, &e);
+  return r == -1 ? -1 : 0;
+}
+
