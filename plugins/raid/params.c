@@ -176,6 +176,35 @@ params_free (void)
   free (params.stats_path);
 }
 
+/* --dump-plugin: every key of both tables, as raid_param_KEY=SYNTAX and,
+ * for keys with a list of values, raid_param_KEY_values=V1,V2,...; the
+ * man-page check (tests/integration/test-pod-params.sh) reads these.
+ */
+static void
+dump_key (const struct raid_key *k)
+{
+  size_t i;
+
+  printf ("raid_param_%s=%s\n", k->name, k->syntax);
+  if (k->values == NULL)
+    return;
+  printf ("raid_param_%s_values=", k->name);
+  for (i = 0; k->values[i]; ++i)
+    printf ("%s%s", i ? "," : "", k->values[i]);
+  printf ("\n");
+}
+
+void
+params_dump (void)
+{
+  size_t i;
+
+  for (i = 0; i < RAID_KEY_COUNT; ++i)
+    dump_key (&raid_keys[i]);
+  for (i = 0; i < NPLUGIN_PARAMS; ++i)
+    dump_key (&plugin_params[i].d);
+}
+
 /* --help: every key of both tables, in the order a user writes them. */
 static char *help_buf;
 

@@ -30,6 +30,8 @@ extern struct raid_params params;
 extern int params_config (const char *key, const char *value);
 /* The names of io= values, by enum file_io_mode. */
 extern const char *params_io_name (enum file_io_mode m);
+/* --dump-plugin's raid_param_* lines, from the tables. */
+extern void params_dump (void);
 /* --help, built from the tables on the first call. */
 extern const char *params_help_text (void);
 extern void params_free (void);

@@ -279,6 +279,7 @@ raid_dump_plugin (void)
     printf ("%s%s", i ? "," : "", raid_read_policy_name (i));
   printf ("\n");
   printf ("raid_member_backends=file,nbd\n");
+  params_dump ();
   /* Whether this kernel lets us use io_uring, so users know which path
    * io=auto will take for file and device members.
    */
