@@ -161,8 +161,21 @@ bad ()
   fi
 }
 
+# Every parameter also as a long option, --KEY=VALUE, and members keep
+# their order whichever form gives them: the three-zone case above with
+# the middle member given as an option.
+expect "RAID 0, three zones, long options" \
+"24576 4096 0:8192
+28672 4096 2:8192
+32768 4096 0:12288" \
+  --level=0 --chunk=4K member-size=16K --member-size=8K member-size=12K 24K+12K
+
 two=(member-size=1M member-size=1M)
 bad level level=5 "${two[@]}"
+bad level --level=5 "${two[@]}"
+bad read-policy level=1 read-policy=first "${two[@]}"
+bad level level=0 level=1 "${two[@]}"
+bad --frobnicate --frobnicate level=0 "${two[@]}"
 bad level "${two[@]}"
 bad chunk level=0 chunk=abc "${two[@]}"
 bad chunk level=0 chunk=100K "${two[@]}"
