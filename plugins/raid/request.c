@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,28 +49,14 @@ is_redundant (const struct raid_array *a)
   return raid_geom_copies (a->geom) > 1;
 }
 
-static void
-fail_member (struct raid_array *a, unsigned i, const char *op, int err)
-{
-  bool was = atomic_exchange (&a->members[i].failed, true);
-  unsigned live = 0, j;
-
-  if (was)
-    return;
-  for (j = 0; j < a->nmembers; ++j)
-    if (!atomic_load (&a->members[j].failed))
-      live++;
-  nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
-                "%u of %u members remain", i, a->members[i].name, op,
-                strerror (err), live, a->nmembers);
-}
-
-/* The array can still serve every byte if every chunk keeps a live
- * copy.  The near layout repeats every a->nmembers chunks, so checking the
- * first a->nmembers chunks checks them all.
+/* Whether the array could still serve every byte with the members of
+ * the bitmask failed out: whether every chunk keeps a live copy.  The
+ * near layout repeats every a->nmembers chunks, so checking the first
+ * a->nmembers chunks checks them all; on a RAID 1 every member holds
+ * everything, so the first chunk tells.
  */
 static bool
-array_whole (const struct raid_array *a)
+array_whole (const struct raid_array *a, uint32_t failed)
 {
   struct raid_piece p;
   uint64_t size = raid_geom_size (a->geom), chunk = raid_geom_chunk (a->geom);
@@ -79,12 +66,58 @@ array_whole (const struct raid_array *a)
     bool live = false;
     raid_geom_map (a->geom, (uint64_t) c * chunk, 1, &p);
     for (k = 0; k < p.ncopies; ++k)
-      live |= !atomic_load (&a->members[p.copy[k].member].failed);
+      live |= !(failed & (UINT32_C (1) << p.copy[k].member));
     if (!live)
       return false;
     if (raid_geom_level (a->geom) == RAID_LEVEL_1)
       break;
   }
+  return true;
+}
+
+/* Fail member i after error err on op, as md does, unless the member
+ * holds the last live copy of some chunk.  Linux md never fails that
+ * member: raid1_error() ignores an error on the last in-sync disk and
+ * raid10_error() one that would leave enough() false, "let the next
+ * level up know", so that only the request fails.  Here too: a kept
+ * member stays in the array, the caller fails its request with EIO, and
+ * later requests go on as before.  (Since Linux 5.19 md also marks the
+ * array MD_BROKEN then and refuses every later write; this plugin does
+ * not, so that one transient error costs one request.)
+ *
+ * The check and the failure are one step under fail_lock, so that two
+ * members failing at once cannot both pass it.  Returns true if member
+ * i has failed (now or before), false if it is kept.
+ */
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool
+fail_member (struct raid_array *a, unsigned i, const char *op, int err)
+{
+  uint32_t failed;
+  unsigned live = 0, j;
+
+  pthread_mutex_lock (&fail_lock);
+  failed = failed_members (a);
+  if (failed & (UINT32_C (1) << i)) {
+    pthread_mutex_unlock (&fail_lock);
+    return true;
+  }
+  if (!array_whole (a, failed | (UINT32_C (1) << i))) {
+    pthread_mutex_unlock (&fail_lock);
+    nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
+                  "of some of the array, so it is kept and the request "
+                  "fails", i, a->members[i].name, op, strerror (err));
+    return false;
+  }
+  atomic_store (&a->members[i].failed, true);
+  pthread_mutex_unlock (&fail_lock);
+  for (j = 0; j < a->nmembers; ++j)
+    if (!atomic_load (&a->members[j].failed))
+      live++;
+  nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
+                "%u of %u members remain", i, a->members[i].name, op,
+                strerror (err), live, a->nmembers);
   return true;
 }
 
@@ -339,7 +372,11 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
       err = io->err;
       continue;
     }
-    fail_member (a, m->index, op_names[op], io->err);
+    /* A member that holds the last copy of some chunk is kept, and
+     * then this request did not reach every live copy: it fails.
+     */
+    if (!fail_member (a, m->index, op_names[op], io->err))
+      err = EIO;
   }
   if (err == 0)
     for (i = 0; i < pl.npieces; ++i)
@@ -401,10 +438,10 @@ request_flush (struct raid_array *a)
                     ios[i].member->name, strerror (ios[i].err));
       err = ios[i].err;
     }
-    else
-      fail_member (a, ios[i].member->index, "flush", ios[i].err);
+    else if (!fail_member (a, ios[i].member->index, "flush", ios[i].err))
+      err = EIO;
   }
-  if (err == 0 && !array_whole (a)) {
+  if (err == 0 && !array_whole (a, failed_members (a))) {
     nbdkit_error ("flush: too many members failed");
     err = EIO;
   }
