@@ -155,7 +155,7 @@ full_pread (int fd, char *buf, uint64_t len, uint64_t offset)
       continue;
     if (n <= 0) {
       if (n == 0)
-        errno = EIO;            /* a truncated member */
+        errno = MEMBER_ESHRUNK; /* the member was truncated */
       return -1;
     }
     buf += n;
@@ -218,7 +218,7 @@ full_rwv (int fd, bool write, struct iovec *iov, unsigned iovcnt,
       continue;
     if (n <= 0) {
       if (n == 0)
-        errno = write ? ENOSPC : EIO;
+        errno = write ? ENOSPC : MEMBER_ESHRUNK;
       return -1;
     }
     iov_advance (&iov, &iovcnt, n);
@@ -574,7 +574,7 @@ uring_complete (struct file_priv *f, struct member_io *io, int res, int *err)
       return 0;
     }
     if (res == 0) {
-      *err = io->op == MOP_READ ? EIO : ENOSPC;
+      *err = io->op == MOP_READ ? MEMBER_ESHRUNK : ENOSPC;
       return 0;
     }
     io->done_bytes += res;
@@ -729,9 +729,30 @@ file_start (struct member *m)
   return threads_start (m);
 }
 
+/* MIO_NO_GROW: whether io would write past the file's present end,
+ * which would grow a truncated member back with holes.  Checked just
+ * before the write is issued (a truncation in between still slips
+ * through); only the repair asks, so it costs the hot path nothing.
+ * Block devices cannot grow.
+ */
+static bool
+would_grow (struct file_priv *f, const struct member_io *io)
+{
+  struct stat st;
+
+  if (io->op != MOP_WRITE || !(io->flags & MIO_NO_GROW) || f->is_block)
+    return false;
+  return fstat (f->fd, &st) == -1 ||
+    (uint64_t) st.st_size < io->offset + io->length;
+}
+
 static int
 file_run (struct member *m, struct member_io *io)
 {
+  if (would_grow (m->priv, io)) {
+    errno = MEMBER_ESHRUNK;
+    return -1;
+  }
   return sync_io (m->priv, io);
 }
 
@@ -740,6 +761,10 @@ file_submit (struct member *m, struct member_io *io)
 {
   struct file_priv *f = m->priv;
 
+  if (would_grow (f, io)) {
+    errno = MEMBER_ESHRUNK;
+    return -1;
+  }
   return f->use_uring ? uring_submit (m, io) : threads_submit (m, io);
 }
 

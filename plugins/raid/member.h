@@ -34,6 +34,7 @@
 #ifndef RAID_MEMBER_H
 #define RAID_MEMBER_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -56,6 +57,18 @@ enum member_op {
 #define MIO_FUA      1u         /* durable when it completes */
 #define MIO_MAY_TRIM 2u         /* MOP_ZERO may leave a hole */
 #define MIO_FAST     4u         /* MOP_ZERO: fail with ENOTSUP, don't write */
+#define MIO_NO_GROW  8u         /* MOP_WRITE: fail with MEMBER_ESHRUNK
+                                 * rather than write past the member's
+                                 * present end (a repair's rewrite) */
+
+/* The error of a member I/O that found its member shorter than it was
+ * at start: a read that met the end of a file or device, or a write
+ * with MIO_NO_GROW that would have grown it.  The member has lost data,
+ * and the request path fails it at once (request.c).  No backend
+ * returns ENXIO otherwise: pread and pwrite do not on files and
+ * devices, and NBD has no such error.
+ */
+#define MEMBER_ESHRUNK ENXIO
 
 struct member_batch {
   pthread_mutex_t lock;

@@ -75,6 +75,15 @@ array_whole (const struct raid_array *a, uint32_t failed)
   return true;
 }
 
+/* What went wrong with a member I/O, for messages. */
+static const char *
+member_strerror (int err)
+{
+  if (err == MEMBER_ESHRUNK)
+    return "the member is shorter than it was at start";
+  return strerror (err);
+}
+
 /* Fail member i after error err on op, as md does, unless the member
  * holds the last live copy of some chunk.  Linux md never fails that
  * member: raid1_error() ignores an error on the last in-sync disk and
@@ -107,7 +116,7 @@ fail_member (struct raid_array *a, unsigned i, const char *op, int err)
     pthread_mutex_unlock (&fail_lock);
     nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
                   "of some of the array, so it is kept and the request "
-                  "fails", i, a->members[i].name, op, strerror (err));
+                  "fails", i, a->members[i].name, op, member_strerror (err));
     return false;
   }
   atomic_store (&a->members[i].failed, true);
@@ -117,7 +126,7 @@ fail_member (struct raid_array *a, unsigned i, const char *op, int err)
       live++;
   nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
                 "%u of %u members remain", i, a->members[i].name, op,
-                strerror (err), live, a->nmembers);
+                member_strerror (err), live, a->nmembers);
   return true;
 }
 
@@ -174,14 +183,21 @@ repair_piece (struct raid_array *a, const struct piece *p)
                   strerror (ios[0].err));
     goto out;
   }
+  /* A copy whose member has failed meanwhile (one found shorter than
+   * at start fails at once) is not rewritten.  Nor is a copy written
+   * past its member's end (MIO_NO_GROW): that would grow a truncated
+   * file back as a sparse one, whose holes then read as zeros.
+   */
   for (k = 0; k < p->ncopies; ++k)
-    if (p->bad & (1u << k))
+    if ((p->bad & (1u << k)) &&
+        !atomic_load (&a->members[p->copy[k].member].failed))
       ios[n++] = (struct member_io) {
-        .op = MOP_WRITE, .pieces = 1, .buf = data,
+        .op = MOP_WRITE, .flags = MIO_NO_GROW, .pieces = 1, .buf = data,
         .offset = p->copy[k].offset, .length = p->length,
         .member = &a->members[p->copy[k].member], .batch = &batch,
       };
-  run_batch (ios, n, &batch);
+  if (n > 0)
+    run_batch (ios, n, &batch);
   for (j = 0; j < n; ++j) {
     if (ios[j].err)
       fail_member (a, ios[j].member->index, "rewrite after read error",
@@ -267,14 +283,20 @@ request_read (struct raid_array *a, char *buf, uint64_t count,
       p = &pl.piece[set.seg_piece[set.run[r].first]];
       if (!is_redundant (a)) {
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
-                      m->index, m->name, io->offset, strerror (io->err));
-        err = io->err;
+                      m->index, m->name, io->offset,
+                      member_strerror (io->err));
+        err = io->err == MEMBER_ESHRUNK ? EIO : io->err;
         continue;
       }
       if (!atomic_load (&m->failed))
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; "
                       "reading another copy", m->index, m->name,
-                      io->offset, strerror (io->err));
+                      io->offset, member_strerror (io->err));
+      /* A member shorter than at start has lost data, and rewriting
+       * it would grow it back with holes: it fails at once.
+       */
+      if (io->err == MEMBER_ESHRUNK)
+        fail_member (a, m->index, "pread", io->err);
       p->bad |= 1u << p->chosen;
     }
     if (err)
