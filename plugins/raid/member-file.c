@@ -769,30 +769,45 @@ file_submit (struct member *m, struct member_io *io)
 }
 
 /* Where a member is a hole from member_offset.  Block devices, and file
- * systems without SEEK_DATA, are all data.
+ * systems without SEEK_DATA, are all data.  Past the file's present end
+ * the member has lost what it held (it was truncated): that is no hole
+ * of zeros, and the member cannot answer.
  */
-static bool
+static int
 file_hole (struct member *m, uint64_t member_offset, uint64_t limit,
            uint64_t *end)
 {
   struct file_priv *f = m->priv;
+  struct stat st;
   off_t d, h;
 
   *end = limit;
   if (f->is_block)
-    return false;
+    return 0;
   d = lseek (f->fd, member_offset, SEEK_DATA);
-  if (d == -1)
-    return errno == ENXIO;      /* no data at all after member_offset */
+  if (d == -1) {
+    if (errno != ENXIO)
+      return 0;
+    /* No data from member_offset to the end of the file, or
+     * member_offset is past the end.
+     */
+    if (fstat (f->fd, &st) == -1 || (uint64_t) st.st_size <= member_offset) {
+      errno = MEMBER_ESHRUNK;
+      return -1;
+    }
+    if ((uint64_t) st.st_size < limit)
+      *end = st.st_size;
+    return 1;
+  }
   if ((uint64_t) d > member_offset) {
     if ((uint64_t) d < limit)
       *end = d;
-    return true;
+    return 1;
   }
   h = lseek (f->fd, member_offset, SEEK_HOLE);
   if (h != -1 && (uint64_t) h < limit)
     *end = h;
-  return false;
+  return 0;
 }
 
 static void

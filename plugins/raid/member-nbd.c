@@ -992,7 +992,7 @@ status_done (void *user_data, int *error)
  * nbd_block_status would hold the handle lock while it waits, stalling
  * every other member I/O behind it.
  */
-static bool
+static int
 nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
           uint64_t *end)
 {
@@ -1000,12 +1000,12 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   struct status_wait w = { .offset = member_offset };
   uint64_t count;
   int64_t cookie;
-  bool hole = false;
+  int hole = 0;
 
   *end = limit;
   if (!np->base_allocation || member_offset >= limit ||
       member_offset >= m->size)
-    return false;
+    return 0;
   count = MIN (limit, m->size) - member_offset;
   count = MIN (count, MAX_EFFECT);
 
@@ -1041,8 +1041,14 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   pthread_cond_destroy (&w.cond);
   pthread_mutex_destroy (&w.lock);
 
-  /* Whatever cannot be told is data. */
-  if (w.err == 0 && w.have && w.end > member_offset) {
+  /* A server that fails block status, or a connection that is gone,
+   * cannot answer; a reply that says nothing useful is data.
+   */
+  if (w.err) {
+    errno = map_error (w.err);
+    return -1;
+  }
+  if (w.have && w.end > member_offset) {
     hole = w.hole;
     if (w.end < limit)
       *end = w.end;

@@ -147,12 +147,17 @@ struct member_ops {
    */
   bool (*take_back) (struct member *m, struct member_io *io);
 
-  /* Allocation at member_offset, for extents: return true if it is a
-   * hole, false if data, and set *end (<= limit) to where that state
-   * ends.  Synchronous.  Backends that cannot tell report data.
+  /* Allocation at member_offset, for extents: return 1 if it is a
+   * hole, 0 if data, and set *end (<= limit) to where that state ends.
+   * Return -1 with errno set if the member cannot answer at all (its
+   * connection is lost, or member_offset lies past its present end):
+   * request.c then asks another copy, and fails the request with EIO
+   * if no copy answers, rather than guess.  Synchronous.  A live member
+   * that cannot tell allocation (no SEEK_DATA, no base:allocation)
+   * reports data.
    */
-  bool (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
-                uint64_t *end);
+  int (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
+               uint64_t *end);
 
   /* Stop threads, close.  Called at unload. */
   void (*close) (struct member *m);

@@ -475,7 +475,13 @@ request_flush (struct raid_array *a)
 }
 
 /* Extents.  A byte is a hole in the array only where every copy of it
- * is a hole on its member; anything else is data.
+ * that can answer is a hole on its member; anything else is data.  A
+ * failed member is not asked, and a member that cannot answer (its
+ * connection is lost, it is shorter than at start) is passed over;
+ * where no copy answers, block status fails with EIO, as a read there
+ * would, rather than call data that no copy can vouch for a hole of
+ * zeros: a client such as nbdcopy would skip reading it and write
+ * zeros.
  */
 struct extents_ctx {
   struct raid_array *a;
@@ -491,21 +497,30 @@ extents_piece (const struct raid_piece *p, void *opaque)
   uint64_t pos = 0;
 
   while (pos < p->length) {
-    bool all_hole = true;
+    bool all_hole = true, answered = false;
     uint64_t hole_end = p->length, data_end = p->length, next;
     uint32_t type;
     unsigned k;
+    int err = EIO;
 
     for (k = 0; k < p->ncopies; ++k) {
       const struct raid_copy *c = &p->copy[k];
       struct member *m = &a->members[c->member];
       uint64_t end;
-      bool hole;
+      int hole;
 
       /* A failed member's allocation says nothing about the data. */
       if (atomic_load (&m->failed))
         continue;
       hole = m->ops->hole (m, c->offset + pos, c->offset + p->length, &end);
+      if (hole == -1) {
+        err = errno;
+        nbdkit_debug ("raid: extents: member %u (%s) at offset %" PRIu64
+                      ": %s", m->index, m->name, c->offset + pos,
+                      member_strerror (err));
+        continue;
+      }
+      answered = true;
       end -= c->offset;
       if (hole) {
         if (end < hole_end)
@@ -516,6 +531,12 @@ extents_piece (const struct raid_piece *p, void *opaque)
         if (end < data_end)
           data_end = end;
       }
+    }
+    if (!answered) {
+      nbdkit_error ("extents: array offset %" PRIu64 ": no live copy can "
+                    "answer (%s)", p->offset + pos, member_strerror (err));
+      errno = EIO;
+      return -1;
     }
     /* While any copy holds data, the array does; the data may go on past
      * data_end on another copy, in which case the next round adds more
