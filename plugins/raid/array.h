@@ -5,6 +5,7 @@
 #ifndef RAID_ARRAY_H
 #define RAID_ARRAY_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "raidsim/geometry.h"
@@ -29,6 +30,10 @@ struct raid_array {
    * powers of two, so every member's divides it).  1 for files.
    */
   uint32_t align;
+  /* nbdkit -r, learnt at the first connection (raid_preconnect): the
+   * plugin writes nothing, read repair included.
+   */
+  atomic_bool no_writes;
 };
 
 #endif

@@ -810,6 +810,33 @@ file_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   return 0;
 }
 
+/* nbdkit -r: reopen a regular file read-only, through /proc/self/fd so
+ * that it is the very file opened at start whatever its name is now,
+ * and put the new description in the old one's place, so that the
+ * engines go on with the same fd number.  Block devices keep their
+ * descriptor (a second open could not share an exclusive hold).
+ */
+static int
+file_drop_write (struct member *m)
+{
+  struct file_priv *f = m->priv;
+  char path[64];
+  int fd;
+
+  if (f->is_block || m->read_only)
+    return 0;
+  snprintf (path, sizeof path, "/proc/self/fd/%d", f->fd);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd == -1 || dup3 (fd, f->fd, O_CLOEXEC) == -1) {
+    nbdkit_error ("member: %s: reopening read-only: %m", m->name);
+    if (fd >= 0)
+      close (fd);
+    return -1;
+  }
+  close (fd);
+  return 0;
+}
+
 static void
 file_close (struct member *m)
 {
@@ -855,5 +882,6 @@ const struct member_ops file_ops = {
   .run = file_run,
   .take_back = file_take_back,
   .hole = file_hole,
+  .drop_write = file_drop_write,
   .close = file_close,
 };

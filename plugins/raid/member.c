@@ -132,6 +132,12 @@ member_start (struct member_io *io)
     batch_done (io->batch);
     return false;
   }
+  if (io->op != MOP_READ && io->op != MOP_FLUSH &&
+      atomic_load (&m->no_writes)) {
+    io->err = EROFS;
+    batch_done (io->batch);
+    return false;
+  }
   if (io->iov && !m->ops->vectored && bounce_start (io) == -1) {
     io->err = ENOMEM;
     batch_done (io->batch);

@@ -159,6 +159,12 @@ struct member_ops {
   int (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
                uint64_t *end);
 
+  /* nbdkit runs read-only (-r): hold the member read-only from now on
+   * where that loses nothing.  Called once, before any member I/O.
+   * Optional; return 0, or -1 after nbdkit_error naming the member.
+   */
+  int (*drop_write) (struct member *m);
+
   /* Stop threads, close.  Called at unload. */
   void (*close) (struct member *m);
 };
@@ -197,6 +203,11 @@ struct member {
    */
   struct raid_member_load *load;
   atomic_bool no_fast_zero;     /* refused a fast zero once: refuse early */
+  /* nbdkit -r: set at the first connection (raid.c), before any I/O,
+   * and never cleared.  member_start then refuses every write, zero and
+   * trim with EROFS, whatever asks for it.
+   */
+  atomic_bool no_writes;
 
   /* The max-inflight slots. */
   pthread_mutex_t slot_lock;

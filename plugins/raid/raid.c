@@ -42,6 +42,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -211,6 +212,42 @@ raid_after_fork (void)
   }
   if (params.stats_path)
     return stats_json_start (params.stats_path, stats_source);
+  return 0;
+}
+
+/* nbdkit -r.  nbdkit 1.32 tells a plugin that it runs read-only only
+ * when a client connects (the readonly argument of .preconnect and
+ * .open; there is no call for it at config time), and by then the
+ * members are open.  -r holds for the whole run, so the first
+ * connection settles it, before any member I/O: every member refuses
+ * writes from then on (member.c), a regular file is reopened read-only
+ * (member-file.c), and read repair is off (request.c), which the log
+ * says once.  A member that cannot be reopened keeps its descriptor
+ * (the backend says why) and still refuses writes.  Connections are
+ * made in parallel, hence the lock.
+ */
+static int
+raid_preconnect (int readonly)
+{
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static bool decided = false;
+  unsigned i;
+
+  pthread_mutex_lock (&lock);
+  if (!decided && readonly) {
+    for (i = 0; i < array.nmembers; ++i) {
+      struct member *m = &array.members[i];
+      atomic_store (&m->no_writes, true);
+      if (m->ops->drop_write)
+        m->ops->drop_write (m);
+    }
+    atomic_store (&array.no_writes, true);
+    nbdkit_error ("nbdkit -r: the array is served read-only: no member is "
+                  "written, and read repair is off (a copy that fails a "
+                  "read is not rewritten)");
+  }
+  decided = true;
+  pthread_mutex_unlock (&lock);
   return 0;
 }
 
@@ -468,6 +505,7 @@ static struct nbdkit_plugin plugin = {
   .magic_config_key   = "member",
   .dump_plugin        = raid_dump_plugin,
   .after_fork         = raid_after_fork,
+  .preconnect         = raid_preconnect,
   .unload             = raid_unload,
   .open               = raid_open,
   .get_size           = raid_get_size,

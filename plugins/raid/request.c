@@ -217,6 +217,12 @@ repair (struct raid_array *a, const struct plan *pl)
 {
   size_t i;
 
+  /* nbdkit -r: nothing is written, so a copy that failed a read stays
+   * as it is (raid_preconnect has said so once).
+   */
+  if (atomic_load (&a->no_writes))
+    return;
+
   for (i = 0; i < pl->npieces; ++i)
     if (pl->piece[i].bad)
       repair_piece (a, &pl->piece[i]);

@@ -41,8 +41,8 @@
 #          member 0, whose bytes must then equal the data (cmp).
 # ro       nbdkit -r: member 0 stale and failing every read, a whole
 #          copy-out succeeds from member 1, member 0's file is not
-#          changed, no member is failed, and the log says once that
-#          read repair is off.
+#          changed, no member is failed, the file member is held open
+#          read-only, and the log says once that read repair is off.
 #
 # Each scenario's comment in the code names a mutant of the plugin that
 # it kills.  Skips (77) if nbdkit's file plugin or error filter, nbdcopy
@@ -407,8 +407,9 @@ scenario_repair ()
 }
 
 # ro.  Mutants killed: the read path repairing whatever nbdkit said
-# (today's code), and the repair skipped only by the write refusal in
-# member.c, which then fails the member it could not rewrite.
+# (today's code); the repair left to member.c's write refusal, which
+# then fails the member it could not rewrite; the notice logged at
+# every connection; the file member left open for writing.
 scenario_ro ()
 {
   scenario ro "nbdkit -r: read errors are not repaired, nothing is written"
@@ -431,6 +432,18 @@ scenario_ro ()
   copy_out "$d" "$d/out" || fail "$d" "ro: reading back failed"
   copy_out "$d" "$d/out" || fail "$d" "ro: reading back a second time failed"
   rm "$d/fail0"
+  # The file member is held read-only: the access mode of nbdkit's
+  # descriptor for it (fdinfo's flags, octal) is O_RDONLY, 0.
+  local fd flags real held=0
+  real=$(readlink -f "$d/m1.img")
+  for fd in /proc/"$SERVE_PID"/fd/*; do
+    [ "$(readlink "$fd")" = "$real" ] || continue
+    held=1
+    flags=$(awk '/^flags:/ { print $2 }' "/proc/$SERVE_PID/fdinfo/${fd##*/}")
+    (( (8#$flags & 3) == 0 )) ||
+      fail "$d" "ro: nbdkit holds member 1 open for writing (flags $flags)"
+  done
+  [ "$held" = 1 ] || fail "$d" "ro: nbdkit does not hold member 1 open"
   grep -q 'injecting EIO error into pread' "$d/m0.log" ||
     fail "$d" "ro: no read failed on member 0"
   cmp "$d/data" "$d/out" || fail "$d" "ro: the array reads back different data"
