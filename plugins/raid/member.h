@@ -29,7 +29,8 @@
  *
  * An I/O on a member that has already failed is not submitted: it
  * completes at once with EIO, so the request path sees one uniform kind
- * of error.
+ * of error.  Under nbdkit -r (no_writes) a write, zero or trim is not
+ * submitted either: it completes at once with EROFS.
  */
 #ifndef RAID_MEMBER_H
 #define RAID_MEMBER_H
