@@ -1041,14 +1041,16 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   pthread_cond_destroy (&w.cond);
   pthread_mutex_destroy (&w.lock);
 
-  /* A server that fails block status, or a connection that is gone,
-   * cannot answer; a reply that says nothing useful is data.
+  /* A member whose connection is gone cannot answer.  A live server
+   * that fails block status (one that wants aligned requests refuses
+   * a one-byte query, say) or says nothing useful is taken to hold
+   * data, which is never wrong: reads there still work.
    */
-  if (w.err) {
-    errno = map_error (w.err);
+  if (nbd_aio_is_dead (np->nbd) || nbd_aio_is_closed (np->nbd)) {
+    errno = EIO;
     return -1;
   }
-  if (w.have && w.end > member_offset) {
+  if (w.err == 0 && w.have && w.end > member_offset) {
     hole = w.hole;
     if (w.end < limit)
       *end = w.end;

@@ -154,8 +154,8 @@ struct member_ops {
    * connection is lost, or member_offset lies past its present end):
    * request.c then asks another copy, and fails the request with EIO
    * if no copy answers, rather than guess.  Synchronous.  A live member
-   * that cannot tell allocation (no SEEK_DATA, no base:allocation)
-   * reports data.
+   * that cannot tell allocation (no SEEK_DATA, no base:allocation, a
+   * server that fails block status) reports data.
    */
   int (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
                uint64_t *end);
