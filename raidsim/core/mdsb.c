@@ -84,11 +84,15 @@
  *   - RAID 10 layout: near copies in the low byte, far copies (1) in the
  *     next: 0x102 for two near copies.
  *   - RAID 0 layout: mdadm 4.2 sets MDSB_FEATURE_RAID0_LAYOUT only when
- *     the members differ in size (a multi-zone array, where the layout
- *     matters), and by default writes layout 1, "original".  raidsim's
- *     geometry is md's "alternate" layout (2, the zone-relative one;
- *     raidsim/core/geometry.c), so raidsim writes 2, which is what
- *     mdadm --create --layout=alternate writes.
+ *     the members differ in size (then the array has several zones, and
+ *     the layout matters), and by default writes layout 1, "original".
+ *     raidsim's geometry is md's "alternate" layout (2, the zone-relative
+ *     one; raidsim/core/geometry.c), so raidsim writes 2, which is what
+ *     mdadm --create --layout=alternate writes.  mdadm compares the
+ *     members' sizes in its own mixed units (bytes less sectors, over the
+ *     chunk in sectors), so it also sets the feature for members that
+ *     differ by less than a chunk; raidsim sets it exactly when the
+ *     geometry has more than one zone, which is when md needs it.
  *
  * mdadm also writes an internal write-intent bitmap when a RAID 1 or 10
  * array is larger than 100G; raidsim does not yet (the bitmap is part of
