@@ -40,6 +40,7 @@
 
 #include "raidsim/geometry.h"
 #include "raidsim/mdsb.h"
+#include "raidsim/raidkeys.h"
 #include "cmd.h"
 #include "md-member.h"
 
@@ -62,7 +63,10 @@ enum opt_id {
 
 /* The options, described once: getopt's tables and --help come from
  * here.  The spellings are mdadm's, but for --copies (mdadm says
- * --layout=n2), which is the plugin's and raidsim map's.
+ * --layout=n2), which is the plugin's and raidsim map's.  The values of
+ * level, chunk and copies are parsed by the core's table of array keys
+ * (raidsim/core/raidkeys.c), as the plugin's and raidsim map's are; the
+ * help here is create's own, because its default chunk is mdadm's.
  */
 static const struct create_opt {
   const char *name;
@@ -87,12 +91,10 @@ static const struct create_opt {
 #define NOPTS (sizeof opts / sizeof opts[0])
 
 struct create {
+  struct raid_settings keys;    /* level, chunk, copies */
   enum raid_level level;
-  bool have_level;
   uint64_t chunk;
-  bool have_chunk;
   unsigned copies;
-  bool have_copies;
   const char *name;
   uint8_t uuid[16];
   bool have_uuid;
@@ -154,26 +156,6 @@ error (const char *fs, ...)
 }
 
 static int
-parse_count (const char *name, const char *value, unsigned *n)
-{
-  char *end;
-  unsigned long v;
-
-  errno = 0;
-  if (*value < '0' || *value > '9')
-    goto bad;
-  v = strtoul (value, &end, 10);
-  if (errno != 0 || *end != '\0' || v > RAID_MAX_MEMBERS)
-    goto bad;
-  *n = v;
-  return 0;
- bad:
-  error ("%s: '%s' is not a number from 0 to %d", name, value,
-         RAID_MAX_MEMBERS);
-  return -1;
-}
-
-static int
 check_name (const char *name)
 {
   const char *p;
@@ -213,32 +195,20 @@ parse_options (struct create *cr, int argc, char **argv)
   memset (&longopts[NOPTS], 0, sizeof longopts[NOPTS]);
   *sp = '\0';
 
+  raid_settings_init (&cr->keys);
   opterr = 0;                   /* one line of our own instead */
   while ((c = getopt_long (argc, argv, shortopts, longopts, NULL)) != -1) {
     switch (c) {
     case OPT_LEVEL:
-      if (raid_parse_level (optarg, &cr->level) == -1) {
+    case OPT_CHUNK:
+    case OPT_COPIES:
+      /* The option's name is the key's ("level", "chunk", "copies"). */
+      for (i = 0; opts[i].id != c; ++i)
+        ;
+      if (raid_settings_parse (&cr->keys, opts[i].name, optarg) != 0) {
         error ("%s", raid_geom_error ());
         return -1;
       }
-      cr->have_level = true;
-      break;
-    case OPT_CHUNK:
-      if (raid_parse_size (optarg, &cr->chunk) == -1) {
-        error ("chunk: %s", raid_geom_error ());
-        return -1;
-      }
-      if (cr->chunk < RAID_CHUNK_MIN || cr->chunk > RAID_CHUNK_MAX ||
-          (cr->chunk & (cr->chunk - 1)) != 0) {
-        error ("chunk: '%s' is not a power of two from 4K to 64M", optarg);
-        return -1;
-      }
-      cr->have_chunk = true;
-      break;
-    case OPT_COPIES:
-      if (parse_count ("copies", optarg, &cr->copies) == -1)
-        return -1;
-      cr->have_copies = true;
       break;
     case OPT_NAME:
       if (check_name (optarg) == -1)
@@ -268,26 +238,6 @@ parse_options (struct create *cr, int argc, char **argv)
     }
   }
 
-  if (!cr->have_level) {
-    error ("level: --level=0|1|10 is required");
-    return -1;
-  }
-  if (cr->level == RAID_LEVEL_1 && cr->have_chunk) {
-    error ("chunk: RAID 1 has no chunks (mdadm refuses --chunk for it too)");
-    return -1;
-  }
-  if (!cr->have_chunk)
-    cr->chunk = CREATE_CHUNK_DEFAULT;
-  if (cr->have_copies && cr->level != RAID_LEVEL_10) {
-    error ("copies: only RAID 10 has a number of near copies "
-           "(RAID 1 has one per member)");
-    return -1;
-  }
-  if (!cr->have_copies)
-    cr->copies = RAID10_COPIES_DEFAULT;
-  if (cr->name == NULL)
-    cr->name = CREATE_NAME_DEFAULT;
-
   for (; optind < argc; ++optind) {
     if (cr->n == RAID_MAX_MEMBERS) {
       error ("member: at most %d members are supported", RAID_MAX_MEMBERS);
@@ -298,6 +248,25 @@ parse_options (struct create *cr, int argc, char **argv)
     cr->m[cr->n].fd = -1;
     cr->n++;
   }
+
+  /* The core's rules across keys (level required, copies on RAID 10
+   * only and no more than the members, two members at least), then
+   * mdadm's: RAID 1 takes no chunk.
+   */
+  if (raid_settings_check (&cr->keys, cr->n) == -1) {
+    error ("%s", raid_geom_error ());
+    return -1;
+  }
+  cr->level = cr->keys.level;
+  cr->copies = cr->keys.copies;
+  if (cr->level == RAID_LEVEL_1 && cr->keys.set[RAID_KEY_CHUNK]) {
+    error ("chunk: RAID 1 has no chunks (mdadm refuses --chunk for it too)");
+    return -1;
+  }
+  cr->chunk = cr->keys.set[RAID_KEY_CHUNK] ? cr->keys.chunk
+    : CREATE_CHUNK_DEFAULT;
+  if (cr->name == NULL)
+    cr->name = CREATE_NAME_DEFAULT;
   return 0;
 }
 
@@ -477,11 +446,6 @@ create (struct create *cr)
   char uuidstr[36];
   unsigned i, j;
 
-  if (cr->n < 2) {
-    error ("member: RAID %s needs at least 2 members, got %u",
-           raid_level_name (cr->level), cr->n);
-    return -1;
-  }
   if (check_missing (cr) == -1)
     return -1;
 
