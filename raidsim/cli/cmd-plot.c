@@ -48,6 +48,7 @@
 #include <json-c/json.h>
 
 #include "raidsim/config.h"
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 #include "raidsim/geometry.h"
@@ -178,175 +179,48 @@ rw_of (const char *name)
 
 /* ---- reading CSV ---- */
 
-/* Split one CSV line (RFC 4180 quoting) in place; returns the count. */
-static size_t
-csv_split (char *line, char **fields, size_t max)
-{
-  size_t n = 0;
-  char *p = line, *out;
-
-  while (n < max) {
-    fields[n++] = out = p;
-    if (*p == '"') {
-      p++;
-      for (;;) {
-        if (*p == '\0')
-          break;
-        if (*p == '"' && p[1] == '"') {
-          *out++ = '"';
-          p += 2;
-        }
-        else if (*p == '"') {
-          p++;
-          break;
-        }
-        else
-          *out++ = *p++;
-      }
-      while (*p && *p != ',')
-        p++;
-    }
-    else {
-      while (*p && *p != ',')
-        p++;
-      out = p;
-    }
-    if (*p == ',') {
-      *out = '\0';
-      p++;
-    }
-    else {
-      *out = '\0';
-      break;
-    }
-  }
-  return n;
-}
-
+/* The rows of a sweep's CSV, after its header. */
 static int
-read_csv (FILE *fp, const char *path, struct rows *rs)
+read_sweep_csv (struct raidsim_csv *c, const struct raidsim_csv_row *header,
+                struct rows *rs)
 {
   static const char *const want[] = {
     "array", "vary", "value", "job", "rw", "bs", "iodepth",
     "read_iops", "read_bw_bytes", "write_iops", "write_bw_bytes",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
-  int col[NWANT];
-  char *line = NULL, *f[64];
-  size_t len = 0, nf, i, k;
-  unsigned lineno = 1;
-  ssize_t r;
+  struct raidsim_csv_row row;
+  int col[NWANT], r;
 
-  if ((r = getline (&line, &len, fp)) <= 0) {
-    raidsim_set_error ("%s: empty", path);
-    free (line);
+  if (raidsim_csv_columns (c, header, want, NWANT, col,
+                           "the CSV of `raidsim sweep --format csv`") == -1)
     return -1;
-  }
-  line[strcspn (line, "\r\n")] = '\0';
-  nf = csv_split (line, f, 64);
-  for (k = 0; k < NWANT; ++k) {
-    col[k] = -1;
-    for (i = 0; i < nf; ++i)
-      if (strcmp (f[i], want[k]) == 0)
-        col[k] = i;
-    if (col[k] < 0) {
-      raidsim_set_error ("%s:1: no '%s' column: not the CSV of "
-                         "`raidsim sweep --format csv`", path, want[k]);
-      free (line);
+  while ((r = raidsim_csv_next (c, &row)) == 1) {
+    char **f = row.field;
+    struct row *rw = add_row (rs);
+
+    if (rw == NULL) {
+      raidsim_set_error ("%s: %s", raidsim_csv_name (c), strerror (ENOMEM));
+      return -1;
+    }
+    snprintf (rw->array, sizeof rw->array, "%s", f[col[0]]);
+    snprintf (rw->vary, sizeof rw->vary, "%s", f[col[1]]);
+    snprintf (rw->value, sizeof rw->value, "%s", f[col[2]]);
+    snprintf (rw->job, sizeof rw->job, "%s", f[col[3]]);
+    rw->rw = rw_of (f[col[4]]);
+    rw->bs = strtoull (f[col[5]], NULL, 10);
+    rw->iodepth = strtoull (f[col[6]], NULL, 10);
+    rw->iops[0] = strtod (f[col[7]], NULL);
+    rw->bw[0] = strtod (f[col[8]], NULL);
+    rw->iops[1] = strtod (f[col[9]], NULL);
+    rw->bw[1] = strtod (f[col[10]], NULL);
+    if (rw->rw < 0) {
+      raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value",
+                         raidsim_csv_name (c), row.line, f[col[4]]);
       return -1;
     }
   }
-  while ((r = getline (&line, &len, fp)) > 0) {
-    struct row *row;
-
-    lineno++;
-    line[strcspn (line, "\r\n")] = '\0';
-    if (line[0] == '\0')
-      continue;
-    nf = csv_split (line, f, 64);
-    for (k = 0; k < NWANT; ++k)
-      if ((size_t) col[k] >= nf) {
-        raidsim_set_error ("%s:%u: too few fields", path, lineno);
-        free (line);
-        return -1;
-      }
-    if ((row = add_row (rs)) == NULL) {
-      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
-      free (line);
-      return -1;
-    }
-    snprintf (row->array, sizeof row->array, "%s", f[col[0]]);
-    snprintf (row->vary, sizeof row->vary, "%s", f[col[1]]);
-    snprintf (row->value, sizeof row->value, "%s", f[col[2]]);
-    snprintf (row->job, sizeof row->job, "%s", f[col[3]]);
-    row->rw = rw_of (f[col[4]]);
-    row->bs = strtoull (f[col[5]], NULL, 10);
-    row->iodepth = strtoull (f[col[6]], NULL, 10);
-    row->iops[0] = strtod (f[col[7]], NULL);
-    row->bw[0] = strtod (f[col[8]], NULL);
-    row->iops[1] = strtod (f[col[9]], NULL);
-    row->bw[1] = strtod (f[col[10]], NULL);
-    if (row->rw < 0) {
-      raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value", path,
-                         lineno, f[col[4]]);
-      free (line);
-      return -1;
-    }
-  }
-  free (line);
-  return 0;
-}
-
-/* The columns want[] of a CSV header, or -1 with an error naming the
- * first one missing and what the file should have been.
- */
-static int
-csv_columns (char *header, const char *path, const char *const *want,
-             size_t nwant, int *col, const char *what)
-{
-  char *f[64];
-  size_t nf, i, k;
-
-  header[strcspn (header, "\r\n")] = '\0';
-  nf = csv_split (header, f, 64);
-  for (k = 0; k < nwant; ++k) {
-    col[k] = -1;
-    for (i = 0; i < nf; ++i)
-      if (strcmp (f[i], want[k]) == 0)
-        col[k] = i;
-    if (col[k] < 0) {
-      raidsim_set_error ("%s:1: no '%s' column: not %s", path, want[k], what);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/* The next data row of a CSV whose header csv_columns () has read: 1
- * with the row split into f[] (64 fields at most), 0 at the end of the
- * file, -1 with an error when the row lacks one of the ncol columns.
- * Blank lines and lines starting '#' are not rows.
- */
-static int
-csv_next_row (FILE *fp, char **line, size_t *len, const char *path,
-              unsigned *lineno, const int *col, size_t ncol, char **f)
-{
-  size_t nf, k;
-
-  while (getline (line, len, fp) > 0) {
-    ++*lineno;
-    (*line)[strcspn (*line, "\r\n")] = '\0';
-    if ((*line)[0] == '\0' || (*line)[0] == '#')
-      continue;
-    nf = csv_split (*line, f, 64);
-    for (k = 0; k < ncol; ++k)
-      if ((size_t) col[k] >= nf) {
-        raidsim_set_error ("%s:%u: too few fields", path, *lineno);
-        return -1;
-      }
-    return 1;
-  }
-  return 0;
+  return r;
 }
 
 static int
@@ -356,25 +230,20 @@ read_points (const char *path, struct points *ps)
     "array", "rw", "bs", "iodepth", "value", "unit",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
+  struct raidsim_csv *c = raidsim_csv_open (path, RAIDSIM_CSV_COMMENTS);
+  struct raidsim_csv_row row;
   int col[NWANT], ret = -1, r;
-  char *line = NULL, *f[64];
-  size_t len = 0;
-  unsigned lineno = 1;
-  FILE *fp = fopen (path, "r");
 
-  if (fp == NULL) {
-    raidsim_set_error ("--points: %s: %s", path, strerror (errno));
+  if (c == NULL) {
+    raidsim_set_error ("--points: %s", raidsim_error ());
     return -1;
   }
-  if (getline (&line, &len, fp) <= 0) {
-    raidsim_set_error ("--points: %s: empty", path);
+  if (raidsim_csv_header (c, want, NWANT, col,
+                          "a points file (array,rw,bs,iodepth,value,unit)")
+      == -1)
     goto out;
-  }
-  if (csv_columns (line, path, want, NWANT, col,
-                   "a points file (array,rw,bs,iodepth,value,unit)") == -1)
-    goto out;
-  while ((r = csv_next_row (fp, &line, &len, path, &lineno, col, NWANT,
-                            f)) == 1) {
+  while ((r = raidsim_csv_next (c, &row)) == 1) {
+    char **f = row.field;
     struct point *pt;
 
     pt = grow ((void **) &ps->p, &ps->n, &ps->cap, sizeof *pt);
@@ -389,7 +258,7 @@ read_points (const char *path, struct points *ps)
     pt->value = strtod (f[col[4]], NULL);
     if (pt->rw < 0) {
       raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value", path,
-                         lineno, f[col[1]]);
+                         row.line, f[col[1]]);
       goto out;
     }
     if (strcmp (f[col[5]], "IOPS") == 0)
@@ -398,46 +267,41 @@ read_points (const char *path, struct points *ps)
       pt->value *= 1e6;
     else {
       raidsim_set_error ("%s:%u: unit: '%s' is not IOPS or MB/s", path,
-                         lineno, f[col[5]]);
+                         row.line, f[col[5]]);
       goto out;
     }
   }
   if (r == 0)
     ret = 0;
  out:
-  free (line);
-  fclose (fp);
+  raidsim_csv_close (c);
   return ret;
 }
 
+/* The rows of `raidsim validate --format csv`, after its header. */
 static int
-read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
+read_bars (struct raidsim_csv *c, const struct raidsim_csv_row *header,
+           bool by_case, struct bars *bs)
 {
   static const char *const want[] = {
     "id", "unit", "published", "predicted", "fitted", "case",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
-  int col[NWANT], ret = -1, r;
-  char *line = NULL, *f[64];
-  size_t len = 0;
-  unsigned lineno = 1;
+  struct raidsim_csv_row row;
+  int col[NWANT], r;
 
-  if (getline (&line, &len, fp) <= 0) {
-    raidsim_set_error ("%s: empty", path);
-    goto out;
-  }
-  if (csv_columns (line, path, want, NWANT, col,
-                   "the CSV of `raidsim validate --format csv`") == -1)
-    goto out;
-  while ((r = csv_next_row (fp, &line, &len, path, &lineno, col, NWANT,
-                            f)) == 1) {
+  if (raidsim_csv_columns (c, header, want, NWANT, col,
+                           "the CSV of `raidsim validate --format csv`") == -1)
+    return -1;
+  while ((r = raidsim_csv_next (c, &row)) == 1) {
+    char **f = row.field;
     struct bar *b;
     const char *id, *dash;
 
     b = grow ((void **) &bs->b, &bs->n, &bs->cap, sizeof *b);
     if (b == NULL) {
-      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
-      goto out;
+      raidsim_set_error ("%s: %s", raidsim_csv_name (c), strerror (ENOMEM));
+      return -1;
     }
     id = f[col[0]];
     if (by_case) {
@@ -449,8 +313,8 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
     dash = strrchr (id, '-');
     if (dash == NULL || dash == id || dash[1] == '\0') {
       raidsim_set_error ("%s:%u: id '%s' has no '-' to split into a panel "
-                         "and a label", path, lineno, id);
-      goto out;
+                         "and a label", raidsim_csv_name (c), row.line, id);
+      return -1;
     }
     snprintf (b->panel, sizeof b->panel, "%.*s", (int) (dash - id), id);
     snprintf (b->label, sizeof b->label, "%s%s", dash + 1,
@@ -460,11 +324,7 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
     b->published = strtod (f[col[2]], NULL);
     b->predicted = strtod (f[col[3]], NULL);
   }
-  if (r == 0)
-    ret = 0;
- out:
-  free (line);
-  return ret;
+  return r;
 }
 
 /* ---- reading JSON ---- */
@@ -1079,22 +939,26 @@ cmd_plot (int argc, char **argv)
     /* A sweep, or the rows of `raidsim validate` (bars): the header
      * says which.
      */
-    char *head = NULL, *f[64];
-    size_t hlen = 0, nf, i;
+    struct raidsim_csv *csv;
+    struct raidsim_csv_row header;
+    unsigned i;
 
-    if (first != EOF)
-      ungetc (first, fp);
-    if (getline (&head, &hlen, fp) > 0) {
-      head[strcspn (head, "\r\n")] = '\0';
-      nf = csv_split (head, f, 64);
-      for (i = 0; i < nf; ++i)
-        bars |= strcmp (f[i], "predicted") == 0;
-    }
-    free (head);
-    rewind (fp);
-    c = bars ? read_bars (fp, in, by_case, &bs) : read_csv (fp, in, &rs);
     fclose (fp);
-    if (c == -1)
+    if ((csv = raidsim_csv_open (in, 0)) == NULL)
+      goto err;
+    c = raidsim_csv_next (csv, &header);
+    if (c == 0) {
+      raidsim_set_error ("%s: empty", in);
+      c = -1;
+    }
+    if (c == 1) {
+      for (i = 0; i < header.n; ++i)
+        bars |= strcmp (header.field[i], "predicted") == 0;
+      c = bars ? read_bars (csv, &header, by_case, &bs)
+        : read_sweep_csv (csv, &header, &rs);
+    }
+    raidsim_csv_close (csv);
+    if (c != 0)
       goto err;
   }
   if (bars ? bs.n == 0 : rs.n == 0) {

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "raidsim/config.h"
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
 #include "raidsim/report.h"
@@ -63,7 +64,6 @@
 
 #define MAX_ROWS 256
 #define MAX_SIMS 64
-#define MAX_FIELDS 32
 #define FIELD_MAX 256
 
 enum metric { METRIC_IOPS, METRIC_MBPS, METRIC_SURFACE_AVG };
@@ -123,120 +123,56 @@ usage (FILE *fp)
            MEDIAN_LIMIT * 100, WORST_LIMIT * 100);
 }
 
-/* Split one CSV line into fields, with "quoted, fields" and "" inside
- * quotes.  Returns the number of fields, or -1 if one is too long.
+/* A field into one of a row's buffers: -1 naming the file, the line and
+ * the column if it does not fit.
  */
 static int
-csv_split (const char *line, char fields[][FIELD_MAX], int max)
+copy_field (char *dst, const struct raidsim_csv *c,
+            const struct raidsim_csv_row *row, int col, const char *column)
 {
-  int n = 0;
-  const char *p = line;
-
-  for (;;) {
-    size_t len = 0;
-    bool quoted = *p == '"';
-
-    if (n == max)
-      return -1;
-    if (quoted)
-      p++;
-    while (*p) {
-      if (quoted && *p == '"') {
-        if (p[1] == '"')
-          p++;
-        else {
-          quoted = false;
-          p++;
-          continue;
-        }
-      }
-      else if (!quoted && (*p == ',' || *p == '\n' || *p == '\r'))
-        break;
-      if (len + 1 >= FIELD_MAX)
-        return -1;
-      fields[n][len++] = *p++;
-    }
-    fields[n++][len] = '\0';
-    if (*p != ',')
-      return n;
-    p++;
-  }
-}
-
-/* The column of a header, or -1. */
-static int
-column (char fields[][FIELD_MAX], int n, const char *name)
-{
-  int i;
-
-  for (i = 0; i < n; ++i)
-    if (strcmp (fields[i], name) == 0)
-      return i;
-  return -1;
-}
-
-static void
-copy (char *dst, size_t size, const char *src)
-{
-  snprintf (dst, size, "%s", src);
-}
-
-static int
-read_published (const char *path)
-{
-  static char f[MAX_FIELDS][FIELD_MAX];
-  char line[4096];
-  FILE *fp = fopen (path, "r");
-  int n, c_id, c_case, c_value, c_unit;
-  unsigned lineno = 1;
-
-  if (fp == NULL) {
-    raidsim_set_error ("%s: %s", path, strerror (errno));
+  if (snprintf (dst, FIELD_MAX, "%s", row->field[col]) >= FIELD_MAX) {
+    raidsim_set_error ("%s:%u: %s: longer than %d characters",
+                       raidsim_csv_name (c), row->line, column,
+                       FIELD_MAX - 1);
     return -1;
   }
-  if (fgets (line, sizeof line, fp) == NULL
-      || (n = csv_split (line, f, MAX_FIELDS)) == -1
-      || (c_id = column (f, n, "id")) == -1
-      || (c_case = column (f, n, "case")) == -1
-      || (c_value = column (f, n, "value")) == -1
-      || (c_unit = column (f, n, "unit")) == -1) {
-    raidsim_set_error ("%s:1: not a published.csv header (id, case, value, "
-                       "unit)", path);
-    goto err;
-  }
-  while (fgets (line, sizeof line, fp) != NULL) {
+  return 0;
+}
+
+static int
+read_published (struct raidsim_csv *c)
+{
+  static const char *const want[] = { "id", "case", "value", "unit" };
+  enum { ID, CASE, VALUE, UNIT, NWANT };
+  struct raidsim_csv_row row;
+  int col[NWANT], ret;
+
+  if (raidsim_csv_header (c, want, NWANT, col, "a published.csv (id, case, "
+                          "value, unit)") == -1)
+    return -1;
+  while ((ret = raidsim_csv_next (c, &row)) == 1) {
     struct row *r;
     char *end;
 
-    lineno++;
-    if (line[0] == '\n' || line[0] == '\0')
-      continue;
-    n = csv_split (line, f, MAX_FIELDS);
-    if (n <= c_id || n <= c_case || n <= c_value || n <= c_unit) {
-      raidsim_set_error ("%s:%u: too few fields", path, lineno);
-      goto err;
-    }
     if (nrows == MAX_ROWS) {
-      raidsim_set_error ("%s:%u: more than %d rows", path, lineno, MAX_ROWS);
-      goto err;
+      raidsim_set_error ("%s:%u: more than %d rows", raidsim_csv_name (c),
+                         row.line, MAX_ROWS);
+      return -1;
     }
     r = &rows[nrows++];
-    copy (r->id, sizeof r->id, f[c_id]);
-    copy (r->casename, sizeof r->casename, f[c_case]);
-    copy (r->unit, sizeof r->unit, f[c_unit]);
-    r->published = strtod (f[c_value], &end);
+    if (copy_field (r->id, c, &row, col[ID], "id") == -1
+        || copy_field (r->casename, c, &row, col[CASE], "case") == -1
+        || copy_field (r->unit, c, &row, col[UNIT], "unit") == -1)
+      return -1;
+    r->published = strtod (row.field[col[VALUE]], &end);
     if (*end != '\0' || r->published <= 0) {
       raidsim_set_error ("%s:%u: value: '%s' is not a positive number",
-                         path, lineno, f[c_value]);
-      goto err;
+                         raidsim_csv_name (c), row.line,
+                         row.field[col[VALUE]]);
+      return -1;
     }
   }
-  fclose (fp);
-  return 0;
-
- err:
-  fclose (fp);
-  return -1;
+  return ret;
 }
 
 static struct row *
@@ -254,76 +190,63 @@ find_row (const char *id)
  * with '#' are comments.  Array paths are relative to configs/.
  */
 static int
-read_map (const char *path, const char *configdir)
+read_map (struct raidsim_csv *c, const char *configdir)
 {
-  static char f[MAX_FIELDS][FIELD_MAX];
-  char line[4096];
-  FILE *fp = fopen (path, "r");
-  unsigned lineno = 0;
-  bool header = false;
+  static const char *const want[] = {
+    "id", "array", "workload", "job", "metric", "fitted",
+  };
+  enum { ID, ARRAY, WORKLOAD, JOB, METRIC, FITTED, NWANT };
+  struct raidsim_csv_row row;
+  int col[NWANT], ret;
   unsigned i;
 
-  if (fp == NULL) {
-    raidsim_set_error ("%s: %s", path, strerror (errno));
+  if (raidsim_csv_header (c, want, NWANT, col, "the row mapping (id, array, "
+                          "workload, job, metric, fitted)") == -1)
     return -1;
-  }
-  while (fgets (line, sizeof line, fp) != NULL) {
-    struct row *r;
-    int n;
+  while ((ret = raidsim_csv_next (c, &row)) == 1) {
+    const char *metric = row.field[col[METRIC]];
+    const char *fitted = row.field[col[FITTED]];
+    struct row *r = find_row (row.field[col[ID]]);
 
-    lineno++;
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    n = csv_split (line, f, MAX_FIELDS);
-    if (!header) {
-      header = true;
-      continue;
-    }
-    if (n < 6) {
-      raidsim_set_error ("%s:%u: want id,array,workload,job,metric,fitted",
-                         MAP_FILE, lineno);
-      goto err;
-    }
-    r = find_row (f[0]);
     if (r == NULL)
       continue;               /* a mapped row the published file lacks */
-    snprintf (r->array, sizeof r->array, "%s/%s", configdir, f[1]);
-    copy (r->workload, sizeof r->workload, f[2]);
-    copy (r->job, sizeof r->job, f[3]);
-    if (strcmp (f[4], "iops") == 0)
+    snprintf (r->array, sizeof r->array, "%s/%s", configdir,
+              row.field[col[ARRAY]]);
+    if (copy_field (r->workload, c, &row, col[WORKLOAD], "workload") == -1
+        || copy_field (r->job, c, &row, col[JOB], "job") == -1)
+      return -1;
+    if (strcmp (metric, "iops") == 0)
       r->metric = METRIC_IOPS;
-    else if (strcmp (f[4], "mbps") == 0)
+    else if (strcmp (metric, "mbps") == 0)
       r->metric = METRIC_MBPS;
-    else if (strcmp (f[4], "surface-avg") == 0)
+    else if (strcmp (metric, "surface-avg") == 0)
       r->metric = METRIC_SURFACE_AVG;
     else {
       raidsim_set_error ("%s:%u: metric: '%s' is not iops, mbps or "
-                         "surface-avg", MAP_FILE, lineno, f[4]);
-      goto err;
+                         "surface-avg", raidsim_csv_name (c), row.line,
+                         metric);
+      return -1;
     }
-    if (strcmp (f[5], "yes") == 0)
+    if (strcmp (fitted, "yes") == 0)
       r->fitted = true;
-    else if (strcmp (f[5], "no") == 0)
+    else if (strcmp (fitted, "no") == 0)
       r->fitted = false;
     else {
       raidsim_set_error ("%s:%u: fitted: '%s' is not yes or no",
-                         MAP_FILE, lineno, f[5]);
-      goto err;
+                         raidsim_csv_name (c), row.line, fitted);
+      return -1;
     }
     r->mapped = true;
   }
-  fclose (fp);
+  if (ret == -1)
+    return -1;
   for (i = 0; i < nrows; ++i)
     if (!rows[i].mapped) {
       raidsim_set_error ("%s: row '%s' of the published figures has no "
-                         "mapping", MAP_FILE, rows[i].id);
+                         "mapping", raidsim_csv_name (c), rows[i].id);
       return -1;
     }
   return 0;
-
- err:
-  fclose (fp);
-  return -1;
 }
 
 /* The built-in files, written under dir (made by mkdtemp), so that the
@@ -413,8 +336,8 @@ get_sim (const char *array, const char *workload, uint64_t seed)
     return NULL;
   }
   sr = &sims[nsims++];
-  copy (sr->array, sizeof sr->array, array);
-  copy (sr->workload, sizeof sr->workload, workload);
+  snprintf (sr->array, sizeof sr->array, "%s", array);
+  snprintf (sr->workload, sizeof sr->workload, "%s", workload);
   sr->ac = raidsim_array_config_load (array);
   if (sr->ac == NULL)
     return NULL;
@@ -696,11 +619,17 @@ report_csv (void)
   unsigned i;
 
   printf ("id,case,unit,published,predicted,error,fitted\n");
-  for (i = 0; i < nrows; ++i)
-    if (rows[i].ran)
-      printf ("%s,%s,%s,%g,%.6g,%.4f,%s\n", rows[i].id, rows[i].casename,
-              rows[i].unit, rows[i].published, rows[i].predicted,
-              rows[i].err, rows[i].fitted ? "yes" : "no");
+  for (i = 0; i < nrows; ++i) {
+    if (!rows[i].ran)
+      continue;
+    raidsim_csv_field (stdout, rows[i].id);
+    putchar (',');
+    raidsim_csv_field (stdout, rows[i].casename);
+    putchar (',');
+    raidsim_csv_field (stdout, rows[i].unit);
+    printf (",%g,%.6g,%.4f,%s\n", rows[i].published, rows[i].predicted,
+            rows[i].err, rows[i].fitted ? "yes" : "no");
+  }
 }
 
 static void
@@ -755,6 +684,7 @@ cmd_validate (int argc, char **argv)
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
   uint64_t seed = 1;
   char dir[PATH_MAX], path[PATH_MAX + 64], configdir[PATH_MAX];
+  struct raidsim_csv *reader = NULL;
   bool thresholds_ok = false, shape_ok = true, have_dir = false;
   unsigned i, nran = 0;
   int c, ret = 1;
@@ -813,16 +743,22 @@ cmd_validate (int argc, char **argv)
     goto err;
   nrows = nsims = 0;
   snprintf (path, sizeof path, "%s/%s", dir, PUBLISHED_FILE);
-  if (read_published (csv ? csv : path) == -1)
+  if ((reader = raidsim_csv_open (csv ? csv : path, 0)) == NULL
+      || read_published (reader) == -1)
     goto err;
+  raidsim_csv_close (reader);
+  reader = NULL;
   snprintf (path, sizeof path, "%s/%s", dir, MAP_FILE);
   if ((size_t) snprintf (configdir, sizeof configdir, "%s/configs", dir)
       >= sizeof configdir) {
     raidsim_set_error ("%s/configs: %s", dir, strerror (ENAMETOOLONG));
     goto err;
   }
-  if (read_map (path, configdir) == -1)
+  if ((reader = raidsim_csv_open (path, RAIDSIM_CSV_COMMENTS)) == NULL
+      || read_map (reader, configdir) == -1)
     goto err;
+  raidsim_csv_close (reader);
+  reader = NULL;
 
   for (i = 0; i < nrows; ++i) {
     if (only && strcmp (rows[i].casename, only) != 0)
@@ -871,6 +807,7 @@ cmd_validate (int argc, char **argv)
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
   ret = 1;
  out:
+  raidsim_csv_close (reader);
   for (i = 0; i < nsims; ++i) {
     raidsim_sim_free (sims[i].s);
     raidsim_jobfile_free (sims[i].jf);

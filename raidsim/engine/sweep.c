@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "raidsim/config.h"
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
 #include "raidsim/sim.h"
@@ -617,23 +618,6 @@ format_value (int vary, uint64_t v, char *buf, size_t len)
   }
 }
 
-/* RFC 4180 quoting, only where needed. */
-static void
-csv_string (FILE *fp, const char *s)
-{
-  if (strpbrk (s, ",\"\n") == NULL) {
-    fputs (s, fp);
-    return;
-  }
-  fputc ('"', fp);
-  for (; *s; ++s) {
-    if (*s == '"')
-      fputc ('"', fp);
-    fputc (*s, fp);
-  }
-  fputc ('"', fp);
-}
-
 static void
 report_csv (FILE *fp, const struct raidsim_sweep_result *res)
 {
@@ -650,9 +634,9 @@ report_csv (FILE *fp, const struct raidsim_sweep_result *res)
     char value[32];
 
     format_value (p->vary, p->value, value, sizeof value);
-    csv_string (fp, p->array);
+    raidsim_csv_field (fp, p->array);
     fprintf (fp, ",%s,%s,", vary_names[p->vary], value);
-    csv_string (fp, p->job);
+    raidsim_csv_field (fp, p->job);
     fprintf (fp, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
              raidsim_rw_name (p->rw), p->bs, p->iodepth, p->numjobs);
     for (d = 0; d < RAIDSIM_NDIRS; ++d)

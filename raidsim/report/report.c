@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/report.h"
 
@@ -311,23 +312,6 @@ report_json (FILE *fp, const struct raidsim_sim *s)
 
 /* ---- CSV ---- */
 
-/* Quote a field only if it needs it (RFC 4180). */
-static void
-csv_string (FILE *fp, const char *s)
-{
-  if (strpbrk (s, ",\"\n") == NULL) {
-    fputs (s, fp);
-    return;
-  }
-  fputc ('"', fp);
-  for (; *s; ++s) {
-    if (*s == '"')
-      fputc ('"', fp);
-    fputc (*s, fp);
-  }
-  fputc ('"', fp);
-}
-
 static int
 report_csv (FILE *fp, const struct raidsim_sim *s)
 {
@@ -346,9 +330,9 @@ report_csv (FILE *fp, const struct raidsim_sim *s)
 
       if (!has_dir (r, d))
         continue;
-      csv_string (fp, raidsim_sim_array (s)->name);
+      raidsim_csv_field (fp, raidsim_sim_array (s)->name);
       fputc (',', fp);
-      csv_string (fp, r->job->name);
+      raidsim_csv_field (fp, r->job->name);
       fprintf (fp, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,"
                "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
                "\n",
