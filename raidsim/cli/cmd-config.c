@@ -23,6 +23,7 @@
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 #include "cmd.h"
+#include "util.h"
 
 #define CMD PROGRAM_NAME " config"
 
@@ -38,14 +39,6 @@ usage (FILE *fp)
            "With FILEs, check each array, device, controller or fio job\n"
            "file and print the settings in effect, defaults included.\n",
            CMD, CMD);
-}
-
-static bool
-ends_with (const char *s, const char *suffix)
-{
-  size_t n = strlen (s), m = strlen (suffix);
-
-  return n >= m && strcmp (s + n - m, suffix) == 0;
 }
 
 static void
@@ -68,7 +61,7 @@ check_file (const char *path)
   const char *kind;
   unsigned i;
 
-  if (ends_with (path, ".fio") || ends_with (path, ".job")) {
+  if (has_extension (path, ".fio") || has_extension (path, ".job")) {
     struct raidsim_jobfile *jf = raidsim_jobfile_load (path);
 
     if (jf == NULL)

@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +52,7 @@
 #include "raidsim/fiojob.h"
 #include "raidsim/geometry.h"
 #include "cmd.h"
+#include "util.h"
 
 #define CMD PROGRAM_NAME " plot"
 
@@ -475,14 +475,6 @@ gp_string (FILE *fp, const char *s)
   fputc ('"', fp);
 }
 
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = ((const double *) a)[0], y = ((const double *) b)[0];
-
-  return x < y ? -1 : x > y;
-}
-
 /* A point's pattern, as pattern_title names it. */
 static void
 point_title (const struct point *pt, char *buf, size_t len)
@@ -837,14 +829,6 @@ find_gnuplot (void)
   return NULL;
 }
 
-static bool
-ends_with (const char *s, const char *suffix)
-{
-  size_t n = strlen (s), m = strlen (suffix);
-
-  return n >= m && strcasecmp (s + n - m, suffix) == 0;
-}
-
 int
 cmd_plot (int argc, char **argv)
 {
@@ -913,9 +897,9 @@ cmd_plot (int argc, char **argv)
     fprintf (stderr, "%s: -o: missing; give OUT.png or OUT.svg\n", CMD);
     return 1;
   }
-  if (ends_with (out, ".svg"))
+  if (has_extension (out, ".svg"))
     svg = true;
-  else if (ends_with (out, ".png"))
+  else if (has_extension (out, ".png"))
     svg = false;
   else {
     fprintf (stderr, "%s: -o: '%s': the name must end in .png or .svg\n",

@@ -51,6 +51,7 @@
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
+#include "util.h"
 #include "demo.h"
 
 #define CMD PROGRAM_NAME " validate"
@@ -364,18 +365,11 @@ find_job (const struct simrun *sr, const char *name)
   return NULL;
 }
 
-static enum raidsim_dir
-job_dir (const struct raidsim_job *j)
-{
-  return j->rw == RAIDSIM_RW_WRITE || j->rw == RAIDSIM_RW_RANDWRITE
-    ? RAIDSIM_WRITE : RAIDSIM_READ;
-}
-
 /* A job's figure in the row's unit: IOPS or MB/s (10^6 bytes/s). */
 static double
 job_figure (const struct raidsim_job_result *jr, int metric)
 {
-  enum raidsim_dir d = job_dir (jr->job);
+  enum raidsim_dir d = raidsim_job_dir (jr->job);
 
   if (metric == METRIC_IOPS)
     return raidsim_result_iops (jr, d);
@@ -413,14 +407,6 @@ predict (struct row *r, uint64_t seed)
   r->err = r->predicted / r->published - 1;
   r->ran = true;
   return 0;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return x < y ? -1 : x > y;
 }
 
 struct stats {

@@ -50,9 +50,8 @@ raidsim_result_bw (const struct raidsim_job_result *r, enum raidsim_dir dir)
   return t ? (double) r->dir[dir].bytes * 1e9 / t : 0;
 }
 
-/* The direction a job moves data in, for one-figure summaries. */
-static enum raidsim_dir
-job_dir (const struct raidsim_job *j)
+enum raidsim_dir
+raidsim_job_dir (const struct raidsim_job *j)
 {
   return j->rw == RAIDSIM_RW_WRITE || j->rw == RAIDSIM_RW_RANDWRITE
     ? RAIDSIM_WRITE : RAIDSIM_READ;
@@ -75,7 +74,7 @@ raidsim_result_surface (const struct raidsim_sim *s, double *min,
 
     if (r->job->hidden)
       continue;
-    bw = raidsim_result_bw (r, job_dir (r->job));
+    bw = raidsim_result_bw (r, raidsim_job_dir (r->job));
     if (n == 0 || bw < *min)
       *min = bw;
     if (n == 0 || bw > *max)
@@ -391,7 +390,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
         if (r->job->hidden)
           continue;
         fprintf (fp, "%s%7.1f", k % 10 ? "" : (k ? "\n  " : "  "),
-                 raidsim_result_bw (r, job_dir (r->job)) / 1e6);
+                 raidsim_result_bw (r, raidsim_job_dir (r->job)) / 1e6);
         k++;
       }
       fprintf (fp, "\n");
