@@ -63,8 +63,11 @@ struct raidsim_array_config {
   struct raidsim_controller_config *ctl;
 };
 
-/* The tables, for the docs and the tests. */
-extern const struct raidsim_param raidsim_array_params[];
+/* The tables, for the docs and the tests.  The array file's is
+ * raidsim_array_keys, so that it is not taken for struct
+ * raidsim_array_params, the RAID layer's parameters (array.h).
+ */
+extern const struct raidsim_param raidsim_array_keys[];
 extern const struct raidsim_param raidsim_device_common_params[];
 extern const struct raidsim_param raidsim_controller_common_params[];
 

@@ -39,7 +39,7 @@ static const struct raidsim_enum duplex_enums[] = {
   { NULL, 0 },
 };
 
-/* Indexes into raidsim_array_params, for the lines of keys that are
+/* Indexes into raidsim_array_keys, for the lines of keys that are
  * checked after parsing.  Keep in the order of the table.
  */
 enum {
@@ -48,7 +48,7 @@ enum {
 };
 
 #define A(field) offsetof (struct raidsim_array_config, field)
-const struct raidsim_param raidsim_array_params[] = {
+const struct raidsim_param raidsim_array_keys[] = {
   { .name = "level", .type = RAIDSIM_PT_ENUM, .offset = A (level),
     .enums = level_enums,
     .help = "RAID level, with the nbdkit raid plugin's spellings; single "
@@ -439,7 +439,7 @@ raidsim_array_config_load (const char *path)
     snprintf (c->name, sizeof c->name, "%.*s", (int) n, base);
   }
   {
-    const struct raidsim_param *tables[] = { raidsim_array_params };
+    const struct raidsim_param *tables[] = { raidsim_array_keys };
     void *bases[] = { c };
 
     if (raidsim_params_apply (ini, sec, 1, tables, bases, linesp, true) == -1)
@@ -562,7 +562,7 @@ raidsim_array_config_print (FILE *fp, const struct raidsim_array_config *ac)
   unsigned i;
 
   fprintf (fp, "; %s\n[array]\n", ac->path);
-  print_section (fp, raidsim_array_params, ac);
+  print_section (fp, raidsim_array_keys, ac);
   for (i = 0; i < ac->members; ++i) {
     const struct raidsim_device_config *d = ac->devices[i];
 
@@ -619,7 +619,7 @@ raidsim_config_reference (FILE *fp, bool markdown)
 
   heading (fp, markdown, 2, "%s", markdown ? "Array files: `[array]`"
            : "[array]  (configs/arrays/)");
-  raidsim_params_doc (fp, raidsim_array_params, markdown);
+  raidsim_params_doc (fp, raidsim_array_keys, markdown);
 
   heading (fp, markdown, 2, "%s", markdown ? "Device files: `[device]`"
            : "[device]  (configs/devices/)");

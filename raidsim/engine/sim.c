@@ -65,15 +65,16 @@ struct transit {
   struct cmd *head, *tail;
 };
 
-/* A member: its device, its transit queues, and one wake-up for the
- * earliest of the device's next () and the queues' heads.
+/* A member drive in the run: its device, its transit queues, and one
+ * wake-up for the earliest of the device's next () and the queues'
+ * heads.
  *
  * A device's next () changes only when it is given a command or reaps
  * one, so it is asked then and remembered: a wake-up for data arriving
  * on the links neither asks again nor calls a reap that could only
  * return NULL (device.h: nothing is due before next ()).
  */
-struct member {
+struct sim_member {
   struct raidsim_sim *sim;
   const struct raidsim_device_ops *ops;
   void *dev;
@@ -105,7 +106,7 @@ struct raidsim_sim {
 
   struct raidsim_link uplink;
   unsigned nmembers;
-  struct member m[RAID_MAX_MEMBERS];
+  struct sim_member m[RAID_MAX_MEMBERS];
 
   unsigned njobs;
   struct raidsim_job_result *jobs;
@@ -183,7 +184,7 @@ ctl_kick (struct raidsim_sim *s, raidsim_ns now)
  * the time it is non-zero, both inside the window.
  */
 static void
-member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
+member_account (struct raidsim_sim *s, struct sim_member *m, raidsim_ns now)
 {
   raidsim_ns from = m->last_change > s->window_start
     ? m->last_change : s->window_start;
@@ -200,7 +201,7 @@ member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
  * of its device, or data arriving across the links.
  */
 static raidsim_ns
-member_next (const struct member *m)
+member_next (const struct sim_member *m)
 {
   raidsim_ns t = m->dev_next;
   unsigned d;
@@ -214,7 +215,7 @@ member_next (const struct member *m)
 static void
 dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
+  struct sim_member *m = &s->m[c->io.member];
 
   member_account (s, m, now);
   m->queue++;
@@ -232,7 +233,7 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
 /* c's data starts across the links of its member's path now. */
 static void
-transit_push (struct raidsim_sim *s, struct member *m, struct cmd *c,
+transit_push (struct raidsim_sim *s, struct sim_member *m, struct cmd *c,
               raidsim_ns now)
 {
   struct transit *q = &m->transit[c->io.dir];
@@ -254,7 +255,7 @@ transit_push (struct raidsim_sim *s, struct member *m, struct cmd *c,
 static void
 cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
+  struct sim_member *m = &s->m[c->io.member];
 
   if (c->io.dir == RAIDSIM_WRITE && m->npath > 0)
     transit_push (s, m, c, now);
@@ -273,7 +274,7 @@ member_finished (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 static void
 dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
+  struct sim_member *m = &s->m[c->io.member];
 
   if (c->io.dir == RAIDSIM_READ && m->npath > 0)
     transit_push (s, m, c, now);
@@ -400,7 +401,7 @@ transit_pop (struct transit *q, raidsim_ns now)
 static void
 dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 {
-  struct member *m = container_of (ev, struct member, wake);
+  struct sim_member *m = container_of (ev, struct sim_member, wake);
   struct raidsim_sim *s = m->sim;
   raidsim_ns now = raidsim_engine_now (e), next;
 
@@ -687,7 +688,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
   for (i = 0; i < s->nmembers; ++i) {
     const struct raidsim_device_config *dc = ac->devices[i];
-    struct member *m = &s->m[i];
+    struct sim_member *m = &s->m[i];
     char name[32];
 
     m->sim = s;
@@ -706,7 +707,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   raidsim_link_init (&s->uplink, "uplink", ac->ctl->uplink_bandwidth,
                      ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
   for (i = 0; i < s->nmembers; ++i) {
-    struct member *m = &s->m[i];
+    struct sim_member *m = &s->m[i];
 
     if (m->port.rate)
       m->path[m->npath++] = &m->port;

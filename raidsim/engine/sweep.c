@@ -55,7 +55,7 @@ parse_value (int vary, const char *s, uint64_t *v)
   case RAIDSIM_VARY_LEVEL: {
     int level;
 
-    if (raidsim_param_parse (&raidsim_array_params[0], s, &level) == -1)
+    if (raidsim_param_parse (&raidsim_array_keys[0], s, &level) == -1)
       return -1;
     *v = (uint64_t) (int64_t) level;
     return 0;
@@ -607,7 +607,7 @@ format_value (int vary, uint64_t v, char *buf, size_t len)
   case RAIDSIM_VARY_LEVEL: {
     int level = (int) (int64_t) v;
 
-    raidsim_param_format (&raidsim_array_params[0], &level, buf, len);
+    raidsim_param_format (&raidsim_array_keys[0], &level, buf, len);
     break;
   }
   case RAIDSIM_VARY_NONE:

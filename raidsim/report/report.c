@@ -217,7 +217,7 @@ report_json (FILE *fp, const struct raidsim_sim *s)
 
   json_object_object_add (arr, "name", json_object_new_string (ac->name));
   json_object_object_add (arr, "file", json_object_new_string (ac->path));
-  raidsim_param_format (&raidsim_array_params[0], &ac->level, buf, sizeof buf);
+  raidsim_param_format (&raidsim_array_keys[0], &ac->level, buf, sizeof buf);
   json_object_object_add (arr, "level", json_object_new_string (buf));
   json_object_object_add (arr, "members", juint (ac->members));
   json_object_object_add (arr, "chunk", juint (ac->chunk));
@@ -357,7 +357,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
   bool scan;
 
   raidsim_sim_window (s, &w0, &w1);
-  raidsim_param_format (&raidsim_array_params[0], &ac->level,
+  raidsim_param_format (&raidsim_array_keys[0], &ac->level,
                         level, sizeof level);
   raidsim_param_format_value (RAIDSIM_PT_SIZE, raidsim_sim_array_size (s),
                               size, sizeof size);

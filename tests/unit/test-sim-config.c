@@ -511,7 +511,7 @@ END_TEST
 START_TEST (tables_are_consistent)
 {
   const struct raidsim_param *const tables[] = {
-    raidsim_array_params, raidsim_device_common_params,
+    raidsim_array_keys, raidsim_device_common_params,
     raidsim_controller_common_params, raidsim_fio_params,
   };
   const struct raidsim_device_ops *const *d;
