@@ -70,6 +70,8 @@ struct raidsim_enum {
 
 struct raidsim_param {
   const char *name;
+  const char *old_name;         /* an older spelling files may still use,
+                                 * or NULL */
   enum raidsim_ptype type;
   size_t offset;                /* offsetof into the target struct */
   const char *def;              /* default, in file syntax; NULL: required */

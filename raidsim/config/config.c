@@ -63,8 +63,8 @@ const struct raidsim_param raidsim_array_keys[] = {
   { .name = "copies", .type = RAIDSIM_PT_UINT, .offset = A (copies),
     .def = "2", .min = 2, .max = RAID_MAX_MEMBERS, .unit = "copies",
     .help = "RAID 10 near copies of every chunk." },
-  { .name = "read_policy", .type = RAIDSIM_PT_ENUM, .offset = A (read_policy),
-    .def = "least-pending", .enums = policy_enums,
+  { .name = "read-policy", .old_name = "read_policy", .type = RAIDSIM_PT_ENUM,
+    .offset = A (read_policy), .def = "least-pending", .enums = policy_enums,
     .help = "Which copy a RAID 1 or RAID 10 read goes to, as the plugin's "
     "read-policy: round-robin, least-pending (fewest commands in flight), "
     "sequential (nearest to the member's last position), first; and, "

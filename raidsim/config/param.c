@@ -812,6 +812,14 @@ raidsim_ini_get (const struct raidsim_ini *ini, unsigned sec, const char *key)
 
 /* ---- applying a section ---- */
 
+/* Whether key names parameter p, by its name or its old spelling. */
+static bool
+key_is (const struct raidsim_param *p, const char *key)
+{
+  return strcmp (p->name, key) == 0 ||
+    (p->old_name && strcmp (p->old_name, key) == 0);
+}
+
 static unsigned
 table_size (const struct raidsim_param *t)
 {
@@ -873,12 +881,13 @@ raidsim_params_apply (struct raidsim_ini *ini, unsigned sec,
   for (i = 0; i < ini->nentries; ++i) {
     struct raidsim_ini_entry *e = &ini->entries[i];
     const struct raidsim_param *p = NULL;
+    struct raidsim_param as_written;
 
     if (e->section != sec)
       continue;
     for (t = 0; t < ntables && p == NULL; ++t)
       for (k = 0; tables[t][k].name; ++k)
-        if (strcmp (tables[t][k].name, e->key) == 0) {
+        if (key_is (&tables[t][k], e->key)) {
           p = &tables[t][k];
           break;
         }
@@ -909,8 +918,12 @@ raidsim_params_apply (struct raidsim_ini *ini, unsigned sec,
                          ini->sections[sec].name, seen[t][k]);
       return -1;
     }
-    /* A bare flag (fio's `time_based`) means true. */
-    if (raidsim_param_parse (p, e->value ? e->value : "1",
+    /* A bare flag (fio's `time_based`) means true.  The message names
+     * the key as the file spells it, an old spelling too.
+     */
+    as_written = *p;
+    as_written.name = e->key;
+    if (raidsim_param_parse (&as_written, e->value ? e->value : "1",
                              (char *) bases[t] + p->offset) == -1) {
       raidsim_set_error ("%s:%u: %s", ini->path, e->line, raidsim_error ());
       return -1;
@@ -1031,11 +1044,15 @@ raidsim_params_doc (FILE *fp, const struct raidsim_param *table,
 
     type_doc (p, type, sizeof type);
     range_doc (p, range, sizeof range);
-    if (markdown)
-      fprintf (fp, "| `%s` | %s | %s | %s%s%s | %s | %s |\n",
+    if (markdown) {
+      fprintf (fp, "| `%s` | %s | %s | %s%s%s | %s | %s",
                p->name, type, unit,
                p->def ? "`" : "", p->def ? p->def : "required",
                p->def ? "`" : "", range, p->help);
+      if (p->old_name)
+        fprintf (fp, " The old spelling `%s` is still read.", p->old_name);
+      fprintf (fp, " |\n");
+    }
     else {
       fprintf (fp, "  %s = %s\n", p->name, type);
       fprintf (fp, "      default: %s", p->def ? p->def : "(required)");
@@ -1045,6 +1062,9 @@ raidsim_params_doc (FILE *fp, const struct raidsim_param *table,
         fprintf (fp, "; unit: %s", unit);
       fprintf (fp, "\n");
       print_wrapped (fp, 6, p->help);
+      if (p->old_name)
+        fprintf (fp, "      The old spelling %s is still read.\n",
+                 p->old_name);
     }
   }
 }

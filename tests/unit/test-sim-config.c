@@ -206,6 +206,41 @@ START_TEST (array_errors)
 }
 END_TEST
 
+/* read-policy is the key's spelling, as in the plugin and raidsim map;
+ * the old read_policy is still read.  Both name one key, so a section
+ * with both sets it twice, and a message names the key as the file
+ * spells it.
+ */
+START_TEST (read_policy_spellings)
+{
+  static const char *const spellings[] = { "read-policy", "read_policy" };
+  struct raidsim_array_config *ac;
+  const char *p;
+  unsigned i;
+
+  good_device ();
+  good_controller ();
+  for (i = 0; i < 2; ++i) {
+    p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                       "%s = first\ndevice = d.ini\ncontroller = c.ini\n",
+                       spellings[i]);
+    ac = raidsim_array_config_load (p);
+    ck_assert_msg (ac != NULL, "%s: %s", spellings[i], raidsim_error ());
+    ck_assert_int_eq (ac->read_policy, RAID_READ_FIRST);
+    raidsim_array_config_free (ac);
+  }
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "read_policy = first\nread-policy = sequential\n");
+  expect_error (raidsim_array_config_load, p, 5,
+                "read-policy: set twice in [array] (first on line 4)");
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "read-policy = fastest\n");
+  expect_error (raidsim_array_config_load, p, 4,
+                "read-policy: 'fastest' is not one of round-robin, "
+                "least-pending, sequential, first, all");
+}
+END_TEST
+
 START_TEST (fio_errors)
 {
   const char *p;
@@ -553,6 +588,7 @@ config_suite (void)
   tcase_add_test (tc, device_errors);
   tcase_add_test (tc, value_syntax);
   tcase_add_test (tc, array_errors);
+  tcase_add_test (tc, read_policy_spellings);
   tcase_add_test (tc, fio_errors);
   tcase_add_test (tc, fio_job_against_array);
   suite_add_tcase (s, tc);
