@@ -48,7 +48,13 @@ struct raidsim_controller_config {
   void *params;
 };
 
+struct raidsim_embedded;
+
 struct raidsim_array_config {
+  /* Where it and the files it names were read from: NULL for the file
+   * system, or a table of files built into the program (embedded.h).
+   */
+  const struct raidsim_embedded *files;
   char path[RAIDSIM_STR_MAX];
   char name[RAIDSIM_STR_MAX];   /* the file's base name, without .ini */
   int level;                    /* RAIDSIM_LEVEL_SINGLE or a raid_level */
@@ -82,6 +88,18 @@ raidsim_controller_config_load (const char *path);
 extern void raidsim_controller_config_free (struct raidsim_controller_config *c);
 extern struct raidsim_array_config *raidsim_array_config_load (const char *path);
 extern void raidsim_array_config_free (struct raidsim_array_config *c);
+
+/* The same from a table of files built into the program: path is a
+ * name in it, and so is every file an array file names, by its path
+ * relative to the array file (embedded.h).  Messages name the files so.
+ * files NULL is the file system.
+ */
+extern struct raidsim_device_config *
+raidsim_device_config_load_from (const struct raidsim_embedded *files,
+                                 const char *path);
+extern struct raidsim_array_config *
+raidsim_array_config_load_from (const struct raidsim_embedded *files,
+                                const char *path);
 
 /* The array's RAID-layer parameters, for raidsim_array_new.  member_size
  * must have room for ac->members entries.

@@ -31,9 +31,15 @@ enum raidsim_vary {
 
 #define RAIDSIM_SWEEP_MAX_VALUES 64
 
+struct raidsim_embedded;
+
 struct raidsim_sweep {
   unsigned narrays;
   const char *const *arrays;    /* array file paths */
+  /* NULL: arrays[] are on the file system; else they are names in this
+   * table of files built into the program (embedded.h).
+   */
+  const struct raidsim_embedded *files;
   const char *workload;         /* fio job file or preset */
   int vary;                     /* enum raidsim_vary */
   unsigned nvalues;             /* 0 with RAIDSIM_VARY_NONE */

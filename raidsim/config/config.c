@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "raidsim/config.h"
+#include "raidsim/embedded.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 
@@ -119,6 +120,21 @@ const struct raidsim_param raidsim_controller_common_params[] = {
   RAIDSIM_PARAM_END,
 };
 #undef C
+
+/* A config file from the file system, or with files, from that table
+ * of files built into the program.
+ */
+static struct raidsim_ini *
+open_ini (const struct raidsim_embedded *files, const char *path)
+{
+  const char *text;
+
+  if (files == NULL)
+    return raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  if ((text = raidsim_embedded_find (files, path)) == NULL)
+    return NULL;
+  return raidsim_ini_load_text (path, text, RAIDSIM_INI_CONFIG);
+}
 
 /* The one section of a device or controller file: present once, and no
  * other section beside it.
@@ -238,11 +254,18 @@ raidsim_device_config_free (struct raidsim_device_config *c)
 struct raidsim_device_config *
 raidsim_device_config_load (const char *path)
 {
+  return raidsim_device_config_load_from (NULL, path);
+}
+
+struct raidsim_device_config *
+raidsim_device_config_load_from (const struct raidsim_embedded *files,
+                                 const char *path)
+{
   struct raidsim_ini *ini;
   struct raidsim_device_config *c = NULL;
   int sec;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
   if ((sec = only_section (ini, "device")) < 0)
@@ -291,14 +314,14 @@ raidsim_controller_config_free (struct raidsim_controller_config *c)
   }
 }
 
-struct raidsim_controller_config *
-raidsim_controller_config_load (const char *path)
+static struct raidsim_controller_config *
+load_controller (const struct raidsim_embedded *files, const char *path)
 {
   struct raidsim_ini *ini;
   struct raidsim_controller_config *c = NULL;
   int sec;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
   if ((sec = only_section (ini, "controller")) < 0)
@@ -325,6 +348,12 @@ raidsim_controller_config_load (const char *path)
   return NULL;
 }
 
+struct raidsim_controller_config *
+raidsim_controller_config_load (const char *path)
+{
+  return load_controller (NULL, path);
+}
+
 void
 raidsim_array_config_free (struct raidsim_array_config *c)
 {
@@ -339,24 +368,29 @@ raidsim_array_config_free (struct raidsim_array_config *c)
 }
 
 /* A path in an array file is relative to the array file's directory,
- * so that configs/ can be used from anywhere.
+ * so that configs/ can be used from anywhere; among built-in files, it
+ * is the name of one in the same table.  Returns 0 or -1.
  */
-static void
-relative_to (const char *base_file, const char *path, char *out, size_t len)
+static int
+relative_to (const struct raidsim_array_config *ac, const char *path,
+             char *out, size_t len)
 {
   char *copy;
 
+  if (ac->files)
+    return raidsim_embedded_path (ac->path, path, out, len);
   if (path[0] == '/') {
     snprintf (out, len, "%s", path);
-    return;
+    return 0;
   }
-  copy = strdup (base_file);
+  copy = strdup (ac->path);
   if (copy == NULL) {
     snprintf (out, len, "%s", path);
-    return;
+    return 0;
   }
   snprintf (out, len, "%s/%s", dirname (copy), path);
   free (copy);
+  return 0;
 }
 
 static char *
@@ -410,6 +444,13 @@ raidsim_array_config_size (const struct raidsim_array_config *ac)
 struct raidsim_array_config *
 raidsim_array_config_load (const char *path)
 {
+  return raidsim_array_config_load_from (NULL, path);
+}
+
+struct raidsim_array_config *
+raidsim_array_config_load_from (const struct raidsim_embedded *files,
+                                const char *path)
+{
   struct raidsim_ini *ini;
   struct raidsim_array_config *c = NULL;
   unsigned lines[ARRAY_NPARAMS] = { 0 };
@@ -417,7 +458,7 @@ raidsim_array_config_load (const char *path)
   int sec;
   unsigned i;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
   if ((sec = only_section (ini, "array")) < 0)
@@ -427,6 +468,7 @@ raidsim_array_config_load (const char *path)
     raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
     goto err;
   }
+  c->files = files;
   snprintf (c->path, sizeof c->path, "%s", path);
   {
     const char *base = strrchr (path, '/');
@@ -464,9 +506,9 @@ raidsim_array_config_load (const char *path)
                            (unsigned) c->members);
         goto err;
       }
-      relative_to (path, tok, file, sizeof file);
-      c->devices[n] = raidsim_device_config_load (file);
-      if (c->devices[n] == NULL) {
+      if (relative_to (c, tok, file, sizeof file) == -1
+          || (c->devices[n] = raidsim_device_config_load_from (files, file))
+          == NULL) {
         raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
                            dev_line);
         goto err;
@@ -485,9 +527,9 @@ raidsim_array_config_load (const char *path)
     for (i = 1; n == 1 && i < c->members; ++i) {
       char file[RAIDSIM_STR_MAX * 2];
 
-      relative_to (path, trim_blanks (c->device), file, sizeof file);
-      c->devices[i] = raidsim_device_config_load (file);
-      if (c->devices[i] == NULL)
+      if (relative_to (c, trim_blanks (c->device), file, sizeof file) == -1
+          || (c->devices[i] = raidsim_device_config_load_from (files, file))
+          == NULL)
         goto err;
     }
   }
@@ -495,9 +537,8 @@ raidsim_array_config_load (const char *path)
   {
     char file[RAIDSIM_STR_MAX * 2];
 
-    relative_to (path, c->controller, file, sizeof file);
-    c->ctl = raidsim_controller_config_load (file);
-    if (c->ctl == NULL) {
+    if (relative_to (c, c->controller, file, sizeof file) == -1
+        || (c->ctl = load_controller (files, file)) == NULL) {
       raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
                          lines[ARRAY_CONTROLLER]);
       goto err;

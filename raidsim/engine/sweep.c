@@ -144,7 +144,8 @@ apply_vary (struct raidsim_array_config *ac, int vary, uint64_t v)
     for (i = ac->members; i < v; ++i)
       if (ac->devices[i] == NULL &&
           (ac->devices[i] =
-           raidsim_device_config_load (ac->devices[0]->path)) == NULL)
+           raidsim_device_config_load_from (ac->files,
+                                            ac->devices[0]->path)) == NULL)
         return -1;
     for (i = v; i < ac->members; ++i) {
       raidsim_device_config_free (ac->devices[i]);
@@ -200,7 +201,7 @@ run_one (const struct raidsim_sweep *sw, unsigned run,
 
   *pts = NULL;
   *npts = 0;
-  ac = raidsim_array_config_load (path);
+  ac = raidsim_array_config_load_from (sw->files, path);
   if (ac == NULL)
     return -1;
   if (apply_vary (ac, sw->vary, value) == -1) {

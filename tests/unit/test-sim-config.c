@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/embedded.h"
 #include "sim-test.h"
 
 #ifndef SRCDIR
@@ -238,6 +239,66 @@ START_TEST (read_policy_spellings)
   expect_error (raidsim_array_config_load, p, 4,
                 "read-policy: 'fastest' is not one of round-robin, "
                 "least-pending, sequential, first, all");
+}
+END_TEST
+
+/* Files built into the program, looked up by their path from the
+ * source tree's top, none of them on disk: an array names its device
+ * and controller relative to itself, as on disk, and every message
+ * names the built-in file and its line.
+ */
+static const struct raidsim_embedded built_in[] = {
+  { "configs/arrays/a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+    "device = ./../devices/d.ini, ../devices/../devices/d.ini\n"
+    "controller = ../controllers/c.ini\n" },
+  { "configs/arrays/bad-device.ini", "[array]\nlevel = 0\nmembers = 2\n"
+    "device = ../devices/bad.ini\ncontroller = ../controllers/c.ini\n" },
+  { "configs/arrays/no-controller.ini", "[array]\nlevel = 0\n"
+    "members = 2\ndevice = ../devices/d.ini\ncontroller = none.ini\n" },
+  { "configs/arrays/above.ini", "[array]\nlevel = 0\nmembers = 2\n"
+    "device = ../../../d.ini\ncontroller = ../controllers/c.ini\n" },
+  { "configs/devices/d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n" },
+  { "configs/devices/bad.ini", "; a comment\n[device]\nmodel = fixed\n"
+    "speed = 1\n" },
+  { "configs/controllers/c.ini", "[controller]\nmodel = generic\n" },
+  { NULL, NULL },
+};
+
+START_TEST (built_in_files)
+{
+  struct raidsim_array_config *ac;
+
+  ck_assert_int_eq (chdir (sim_test_tmpdir ()), 0);
+  ac = raidsim_array_config_load_from (built_in, "configs/arrays/a.ini");
+  ck_assert_msg (ac != NULL, "%s", raidsim_error ());
+  ck_assert_ptr_eq (ac->files, built_in);
+  ck_assert_str_eq (ac->devices[0]->path, "configs/devices/d.ini");
+  ck_assert_str_eq (ac->devices[1]->path, "configs/devices/d.ini");
+  ck_assert_uint_eq (ac->devices[1]->capacity, UINT64_C (1) << 30);
+  ck_assert_str_eq (ac->ctl->path, "configs/controllers/c.ini");
+  raidsim_array_config_free (ac);
+
+  ck_assert_ptr_null (raidsim_array_config_load_from
+                      (built_in, "configs/arrays/bad-device.ini"));
+  ck_assert_str_eq (raidsim_error (), "configs/devices/bad.ini:4: speed: "
+                    "unknown key in [device] (see 'raidsim help config') "
+                    "(from configs/arrays/bad-device.ini:4)");
+  ck_assert_ptr_null (raidsim_array_config_load_from
+                      (built_in, "configs/arrays/no-controller.ini"));
+  ck_assert_str_eq (raidsim_error (), "configs/arrays/none.ini: not among "
+                    "the files built into the program "
+                    "(from configs/arrays/no-controller.ini:5)");
+  ck_assert_ptr_null (raidsim_array_config_load_from
+                      (built_in, "configs/arrays/above.ini"));
+  ck_assert_str_eq (raidsim_error (), "../../../d.ini: from "
+                    "configs/arrays/above.ini: climbs above the source tree "
+                    "(from configs/arrays/above.ini:4)");
+  /* Not read from the file system, even where it has the name. */
+  sim_test_file ("configs-x.ini", "[array]\n");
+  ck_assert_ptr_null (raidsim_array_config_load_from (built_in,
+                                                      "configs-x.ini"));
+  ck_assert_str_eq (raidsim_error (), "configs-x.ini: not among the files "
+                    "built into the program");
 }
 END_TEST
 
@@ -589,6 +650,7 @@ config_suite (void)
   tcase_add_test (tc, value_syntax);
   tcase_add_test (tc, array_errors);
   tcase_add_test (tc, read_policy_spellings);
+  tcase_add_test (tc, built_in_files);
   tcase_add_test (tc, fio_errors);
   tcase_add_test (tc, fio_job_against_array);
   suite_add_tcase (s, tc);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/embedded.h"
 #include "raidsim/preset.h"
 #include "raidsim/sweep.h"
 #include "sim-test.h"
@@ -430,6 +431,40 @@ START_TEST (sweep_members_closed_form)
 }
 END_TEST
 
+/* A sweep over files built into the program reads them from memory,
+ * the files that varying the member count adds too, and prints what the
+ * same files on disk give.
+ */
+START_TEST (sweep_built_in_files)
+{
+  static const struct raidsim_embedded files[] = {
+    { "configs/arrays/a.ini", "[array]\nlevel = 0\nmembers = 2\n"
+      "chunk = 4K\ndevice = ../devices/d.ini\n"
+      "controller = ../controllers/c.ini\n" },
+    { "configs/devices/d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+      "latency = 100us\nparallelism = 1\n" },
+    { "configs/controllers/c.ini", "[controller]\nmodel = generic\n" },
+    { NULL, NULL },
+  };
+  const char *built_in[] = { "configs/arrays/a.ini" }, *on_disk[1];
+  struct raidsim_sweep sw = { .seed = 1, .workers = 1, .narrays = 1 };
+  char *one, *two;
+
+  on_disk[0] = fixed_array (2);
+  sw.workload = sim_test_file ("j.fio", "[j]\nrw=read\nbs=4k\niodepth=8\n"
+                               "number_ios=800\n");
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "members=2,4"), 0);
+  sw.arrays = on_disk;
+  one = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
+  sw.arrays = built_in;
+  sw.files = files;
+  two = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
+  ck_assert_str_eq (one, two);
+  free (one);
+  free (two);
+}
+END_TEST
+
 static Suite *
 presets_suite (void)
 {
@@ -450,6 +485,7 @@ presets_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, sweep_parallel_equals_serial);
   tcase_add_test (tc, sweep_members_closed_form);
+  tcase_add_test (tc, sweep_built_in_files);
   suite_add_tcase (s, tc);
   return s;
 }
