@@ -13,10 +13,11 @@
  * thresholds.
  *
  * All of these files, and every config file the mapping names, are
- * compiled into the program (embed-configs.sh), so the command runs
- * from any directory, installed or in the build tree, and the meson
- * test needs no paths.  --csv reads another copy of the published
- * figures instead (the mapping still comes from the program).
+ * compiled into the program (builtin.h, made by embed-files.py from the
+ * mapping) and read from memory, so the command runs from any
+ * directory, installed or in the build tree, and the meson test needs
+ * no paths.  --csv reads another copy of the published figures instead
+ * (the mapping still comes from the program).
  *
  * Each (array, workload) pair is simulated once, whole: a
  * CrystalDiskMark row is one test of a full cdm3 run, so the drives
@@ -41,8 +42,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "raidsim/config.h"
 #include "raidsim/csv.h"
@@ -52,7 +51,7 @@
 #include "raidsim/sim.h"
 #include "cmd.h"
 #include "util.h"
-#include "demo.h"
+#include "builtin.h"
 
 #define CMD PROGRAM_NAME " validate"
 
@@ -188,10 +187,11 @@ find_row (const char *id)
 }
 
 /* The mapping: id,array,workload,job,metric,fitted,sets; lines starting
- * with '#' are comments.  Array paths are relative to configs/.
+ * with '#' are comments.  Array paths are relative to configs/, and
+ * become names of the built-in files.
  */
 static int
-read_map (struct raidsim_csv *c, const char *configdir)
+read_map (struct raidsim_csv *c)
 {
   static const char *const want[] = {
     "id", "array", "workload", "job", "metric", "fitted",
@@ -211,8 +211,12 @@ read_map (struct raidsim_csv *c, const char *configdir)
 
     if (r == NULL)
       continue;               /* a mapped row the published file lacks */
-    snprintf (r->array, sizeof r->array, "%s/%s", configdir,
-              row.field[col[ARRAY]]);
+    if (raidsim_embedded_path ("configs/", row.field[col[ARRAY]], r->array,
+                               sizeof r->array) == -1) {
+      raidsim_set_error ("%s:%u: array: %s", raidsim_csv_name (c), row.line,
+                         raidsim_error ());
+      return -1;
+    }
     if (copy_field (r->workload, c, &row, col[WORKLOAD], "workload") == -1
         || copy_field (r->job, c, &row, col[JOB], "job") == -1)
       return -1;
@@ -250,77 +254,6 @@ read_map (struct raidsim_csv *c, const char *configdir)
   return 0;
 }
 
-/* The built-in files, written under dir (made by mkdtemp), so that the
- * array loaders read them unchanged; remove_files undoes it.
- */
-static int
-make_parents (char *path)
-{
-  char *p;
-
-  for (p = strchr (path + 1, '/'); p; p = strchr (p + 1, '/')) {
-    *p = '\0';
-    if (mkdir (path, 0700) == -1 && errno != EEXIST) {
-      raidsim_set_error ("%s: %s", path, strerror (errno));
-      *p = '/';
-      return -1;
-    }
-    *p = '/';
-  }
-  return 0;
-}
-
-static int
-write_files (const char *dir)
-{
-  const struct raidsim_embedded *e;
-  char path[PATH_MAX];
-
-  for (e = raidsim_validation_files; e->name; ++e) {
-    FILE *fp;
-
-    if ((size_t) snprintf (path, sizeof path, "%s/%s", dir, e->name)
-        >= sizeof path) {
-      raidsim_set_error ("%s/%s: %s", dir, e->name, strerror (ENAMETOOLONG));
-      return -1;
-    }
-    if (make_parents (path) == -1)
-      return -1;
-    fp = fopen (path, "w");
-    if (fp == NULL || fputs (e->text, fp) == EOF || fclose (fp) == EOF) {
-      raidsim_set_error ("%s: %s", path, strerror (errno));
-      return -1;
-    }
-  }
-  return 0;
-}
-
-static void
-remove_files (const char *dir)
-{
-  const struct raidsim_embedded *e;
-  char path[PATH_MAX];
-
-  /* Files first, then the directories deepest first: every directory
-   * was made by write_files under dir, which mkdtemp made.
-   */
-  for (e = raidsim_validation_files; e->name; ++e) {
-    char *slash;
-
-    if ((size_t) snprintf (path, sizeof path, "%s/%s", dir, e->name)
-        >= sizeof path)
-      continue;                 /* write_files could not make it either */
-    unlink (path);
-    while ((slash = strrchr (path, '/')) != NULL
-           && (size_t) (slash - path) > strlen (dir)) {
-      *slash = '\0';
-      if (rmdir (path) == -1)
-        break;
-    }
-  }
-  rmdir (dir);
-}
-
 /* The run of (array, workload), simulated on first use. */
 static struct simrun *
 get_sim (const char *array, const char *workload, uint64_t seed)
@@ -339,7 +272,7 @@ get_sim (const char *array, const char *workload, uint64_t seed)
   sr = &sims[nsims++];
   snprintf (sr->array, sizeof sr->array, "%s", array);
   snprintf (sr->workload, sizeof sr->workload, "%s", workload);
-  sr->ac = raidsim_array_config_load (array);
+  sr->ac = raidsim_array_config_load_from (raidsim_validation_files, array);
   if (sr->ac == NULL)
     return NULL;
   sr->jf = raidsim_workload_load (workload, raidsim_array_config_size (sr->ac));
@@ -666,12 +599,11 @@ cmd_validate (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *csv = NULL, *only = NULL, *require = "all";
-  const char *tmp = getenv ("TMPDIR");
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
   uint64_t seed = 1;
-  char dir[PATH_MAX], path[PATH_MAX + 64], configdir[PATH_MAX];
   struct raidsim_csv *reader = NULL;
-  bool thresholds_ok = false, shape_ok = true, have_dir = false;
+  const char *text;
+  bool thresholds_ok = false, shape_ok = true;
   unsigned i, nran = 0;
   int c, ret = 1;
 
@@ -718,30 +650,21 @@ cmd_validate (int argc, char **argv)
     return 1;
   }
 
-  snprintf (dir, sizeof dir, "%s/raidsim-validate-XXXXXX",
-            tmp && *tmp ? tmp : "/tmp");
-  if (mkdtemp (dir) == NULL) {
-    fprintf (stderr, "%s: %s: %s\n", CMD, dir, strerror (errno));
-    return 1;
-  }
-  have_dir = true;
-  if (write_files (dir) == -1)
-    goto err;
   nrows = nsims = 0;
-  snprintf (path, sizeof path, "%s/%s", dir, PUBLISHED_FILE);
-  if ((reader = raidsim_csv_open (csv ? csv : path, 0)) == NULL
-      || read_published (reader) == -1)
+  if (csv)
+    reader = raidsim_csv_open (csv, 0);
+  else if ((text = raidsim_embedded_find (raidsim_validation_files,
+                                          PUBLISHED_FILE)) != NULL)
+    reader = raidsim_csv_open_text (PUBLISHED_FILE, text, 0);
+  if (reader == NULL || read_published (reader) == -1)
     goto err;
   raidsim_csv_close (reader);
   reader = NULL;
-  snprintf (path, sizeof path, "%s/%s", dir, MAP_FILE);
-  if ((size_t) snprintf (configdir, sizeof configdir, "%s/configs", dir)
-      >= sizeof configdir) {
-    raidsim_set_error ("%s/configs: %s", dir, strerror (ENAMETOOLONG));
-    goto err;
-  }
-  if ((reader = raidsim_csv_open (path, RAIDSIM_CSV_COMMENTS)) == NULL
-      || read_map (reader, configdir) == -1)
+  if ((text = raidsim_embedded_find (raidsim_validation_files,
+                                     MAP_FILE)) == NULL
+      || (reader = raidsim_csv_open_text (MAP_FILE, text,
+                                          RAIDSIM_CSV_COMMENTS)) == NULL
+      || read_map (reader) == -1)
     goto err;
   raidsim_csv_close (reader);
   reader = NULL;
@@ -800,7 +723,5 @@ cmd_validate (int argc, char **argv)
     raidsim_array_config_free (sims[i].ac);
   }
   nsims = 0;
-  if (have_dir)
-    remove_files (dir);
   return ret;
 }
