@@ -30,6 +30,7 @@ enum raidsim_vary {
 };
 
 #define RAIDSIM_SWEEP_MAX_VALUES 64
+#define RAIDSIM_SWEEP_MAX_WORKERS 64
 
 struct raidsim_embedded;
 
@@ -45,7 +46,9 @@ struct raidsim_sweep {
   unsigned nvalues;             /* 0 with RAIDSIM_VARY_NONE */
   uint64_t values[RAIDSIM_SWEEP_MAX_VALUES];
   uint64_t seed;
-  unsigned workers;             /* processes; 0: the online CPUs */
+  unsigned workers;             /* processes, at most
+                                 * RAIDSIM_SWEEP_MAX_WORKERS; 0: the
+                                 * online CPUs */
   bool progress;                /* a progress bar on stderr */
 };
 

@@ -23,6 +23,7 @@
 #include "raidsim/error.h"
 #include "raidsim/sweep.h"
 #include "cmd.h"
+#include "options.h"
 #include "builtin.h"
 
 #define CMD PROGRAM_NAME " demo"
@@ -35,12 +36,13 @@ static void
 usage (FILE *fp)
 {
   fprintf (fp,
-           "usage: %s [--format table|csv|json] [--jobs N] [--configs]\n"
+           "usage: %s [--format table|csv|json] [--workers N] [--configs]\n"
            "\n"
            "The built-in demo, also what `%s` with no arguments runs: an\n"
            "Optane-class drive on its own against two of them in a\n"
            "VROC-style RAID 0, over the four-corners preset.  --configs\n"
-           "prints the built-in config files instead.\n",
+           "prints the built-in config files instead.  --workers N runs\n"
+           "it in N processes (--jobs N, its old name, still works).\n",
            CMD, PROGRAM_NAME);
 }
 
@@ -49,7 +51,8 @@ cmd_demo (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "format", required_argument, NULL, 'f' },
-    { "jobs", required_argument, NULL, 'j' },
+    { "workers", required_argument, NULL, 'j' },
+    { "jobs", required_argument, NULL, 'j' }, /* its old name */
     { "configs", no_argument, NULL, 'c' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -60,26 +63,18 @@ cmd_demo (int argc, char **argv)
   const struct raidsim_embedded *f;
   const char *arrays[MAX_ARRAYS];
   unsigned narrays = 0;
-  char *end;
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "f:j:ch", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":f:j:ch", longopts, NULL)) != -1) {
     switch (c) {
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
       break;
     case 'j':
-      errno = 0;
-      sw.workers = strtoul (optarg, &end, 10);
-      if (errno || *end || sw.workers == 0 || sw.workers > 64) {
-        fprintf (stderr, "%s: --jobs: '%s' is not a number from 1 to 64\n",
-                 CMD, optarg);
+      if (cli_workers (CMD, optarg, &sw.workers) == -1)
         return 1;
-      }
       break;
     case 'c':
       for (f = raidsim_demo_files; f->name; ++f)
@@ -90,7 +85,7 @@ cmd_demo (int argc, char **argv)
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }

@@ -52,6 +52,7 @@
 #include "raidsim/fiojob.h"
 #include "raidsim/geometry.h"
 #include "cmd.h"
+#include "options.h"
 #include "util.h"
 
 #define CMD PROGRAM_NAME " plot"
@@ -853,7 +854,7 @@ cmd_plot (int argc, char **argv)
   int c, first, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "o:m:t:Sh", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":o:m:t:Sh", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': out = optarg; break;
     case 't': title = optarg; break;
@@ -883,7 +884,7 @@ cmd_plot (int argc, char **argv)
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }

@@ -27,6 +27,7 @@
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
+#include "options.h"
 
 #define CMD PROGRAM_NAME " run"
 
@@ -84,22 +85,18 @@ cmd_run (int argc, char **argv)
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "w:s:f:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":w:s:f:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'w':
       workload = optarg;
       break;
     case 's':
-      if (raidsim_parse_seed (optarg, &seed) == -1) {
-        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
+      if (cli_seed (CMD, optarg, &seed) == -1)
         return 1;
-      }
       break;
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
       break;
     case 'P':
       raidsim_preset_list (stdout, false);
@@ -111,7 +108,7 @@ cmd_run (int argc, char **argv)
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }

@@ -50,6 +50,7 @@
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
+#include "options.h"
 #include "util.h"
 #include "builtin.h"
 
@@ -608,7 +609,7 @@ cmd_validate (int argc, char **argv)
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "f:s:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":f:s:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'c':
       csv = optarg;
@@ -617,10 +618,8 @@ cmd_validate (int argc, char **argv)
       only = optarg;
       break;
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
       break;
     case 'r':
       if (strcmp (optarg, "all") != 0 && strcmp (optarg, "shape") != 0
@@ -632,16 +631,14 @@ cmd_validate (int argc, char **argv)
       require = optarg;
       break;
     case 's':
-      if (raidsim_parse_seed (optarg, &seed) == -1) {
-        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
+      if (cli_seed (CMD, optarg, &seed) == -1)
         return 1;
-      }
       break;
     case 'h':
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }

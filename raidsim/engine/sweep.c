@@ -28,7 +28,7 @@
 #include "raidsim/sim.h"
 #include "raidsim/sweep.h"
 
-#define MAX_WORKERS 64
+#define MAX_WORKERS RAIDSIM_SWEEP_MAX_WORKERS
 
 static const char *const vary_names[] = {
   [RAIDSIM_VARY_NONE] = "",
