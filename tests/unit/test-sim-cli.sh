@@ -4,6 +4,8 @@
 # validate, and a bad option or value is one line, "raidsim CMD:
 # --OPTION: what is wrong", and exit status 1, in every command.  Sweep
 # and demo take --workers, and --jobs, its old name, as the same option.
+# `raidsim config` keeps the forms it had: no argument, --markdown,
+# -h/--help, FILE...; and it reads JOB.FIO as a fio job file.
 #
 # Run: meson test -C build sim-cli
 #  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/unit/test-sim-cli.sh
@@ -61,7 +63,7 @@ done
 # An unknown letter that is not the last of its group.
 expect_error "raidsim run: -Z: unknown option; see 'raidsim run --help'" \
   "${run[@]}" -Zh
-for cmd in plot; do
+for cmd in plot config; do
   expect_error "raidsim $cmd: --frob: unknown option; see 'raidsim $cmd --help'" \
     "$cmd" --frob
 done
@@ -97,6 +99,45 @@ if cmp -s "$tmp/dw" "$tmp/dj" && [ -s "$tmp/dw" ]; then
   ok "demo: --workers 1 and --jobs 1 print the same"
 else
   fail "demo: --workers and --jobs differ"
+fi
+
+# raidsim config, in the forms it had before getopt_long.
+"$RAIDSIM" config > "$tmp/ref"
+if grep -q '^\[array\]' "$tmp/ref" && ! grep -q '^usage:' "$tmp/ref"; then
+  ok "config: the reference, without usage"
+else
+  fail "config: $(head -3 "$tmp/ref")"
+fi
+for h in -h --help; do
+  "$RAIDSIM" config "$h" > "$tmp/help"
+  if [ "$(head -1 "$tmp/help")" = "usage: raidsim config [--markdown]" ] &&
+     grep -qxF "$(head -1 "$tmp/ref")" "$tmp/help"; then
+    ok "config $h: usage, then the reference"
+  else
+    fail "config $h: $(head -2 "$tmp/help")"
+  fi
+done
+"$RAIDSIM" config --markdown > "$tmp/md"
+if cmp -s "$tmp/md" "$SRCDIR/docs/config-reference.md"; then
+  ok "config --markdown: docs/config-reference.md"
+else
+  fail "config --markdown differs from docs/config-reference.md"
+fi
+"$RAIDSIM" config "$array" > "$tmp/array"
+if grep -qx 'read-policy = least-pending' "$tmp/array" &&
+   grep -qx 'level = 0' "$tmp/array"; then
+  ok "config FILE: the settings in effect"
+else
+  fail "config FILE: $(head -8 "$tmp/array")"
+fi
+expect_error "raidsim config: --markdown: prints the reference, so takes no FILE; see 'raidsim config --help'" \
+  config --markdown "$array"
+cp "$job" "$tmp/JOB.FIO"
+if "$RAIDSIM" config "$tmp/JOB.FIO" > "$tmp/fio" 2> "$tmp/err" &&
+   grep -qx 'rw = randread' "$tmp/fio"; then
+  ok "config JOB.FIO: a fio job file, whatever the case of .fio"
+else
+  fail "config JOB.FIO: $(cat "$tmp/err")"
 fi
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
