@@ -11,17 +11,19 @@
 #include <string.h>
 
 #include "raidsim/config.h"
+#include "raidsim/raidkeys.h"
 #include "raidsim/embedded.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 
 #define MiB (UINT64_C (1) << 20)
 
+/* The core's levels (geometry.h), and the simulator's own "single". */
 static const struct raidsim_enum level_enums[] = {
   { "single", RAIDSIM_LEVEL_SINGLE },
-  { "0", RAID_LEVEL_0 }, { "raid0", RAID_LEVEL_0 },
-  { "1", RAID_LEVEL_1 }, { "raid1", RAID_LEVEL_1 },
-  { "10", RAID_LEVEL_10 }, { "raid10", RAID_LEVEL_10 },
+#define LEVEL(id, n, name, alias) { name, id }, { alias, id },
+  RAID_LEVELS (LEVEL)
+#undef LEVEL
   { NULL, 0 },
 };
 
@@ -52,26 +54,24 @@ enum {
 const struct raidsim_param raidsim_array_keys[] = {
   { .name = "level", .type = RAIDSIM_PT_ENUM, .offset = A (level),
     .enums = level_enums,
-    .help = "RAID level, with the nbdkit raid plugin's spellings; single "
-    "is one drive with no RAID layer." },
+    .help = RAID_KEY_LEVEL_HELP "  In the simulator, single is one drive "
+    "with no RAID layer." },
   { .name = "members", .type = RAIDSIM_PT_UINT, .offset = A (members),
     .min = 1, .max = RAID_MAX_MEMBERS, .unit = "drives",
     .help = "Number of member drives (1 for single, at least 2 for RAID "
     "0 and 1, at least copies for RAID 10)." },
   { .name = "chunk", .type = RAIDSIM_PT_SIZE, .offset = A (chunk),
     .def = "128K", .min = RAID_CHUNK_MIN, .max = RAID_CHUNK_MAX,
-    .help = "Stripe unit, a power of two (RAID 0 and 10)." },
+    .help = RAID_KEY_CHUNK_HELP },
   { .name = "copies", .type = RAIDSIM_PT_UINT, .offset = A (copies),
     .def = "2", .min = 2, .max = RAID_MAX_MEMBERS, .unit = "copies",
-    .help = "RAID 10 near copies of every chunk." },
+    .help = RAID_KEY_COPIES_HELP },
   { .name = "read-policy", .old_name = "read_policy", .type = RAIDSIM_PT_ENUM,
     .offset = A (read_policy), .def = "least-pending", .enums = policy_enums,
-    .help = "Which copy a RAID 1 or RAID 10 read goes to, as the plugin's "
-    "read-policy: round-robin, least-pending (fewest commands in flight), "
-    "sequential (nearest to the member's last position), first; and, "
-    "in the simulator only, all (every copy is read and the read "
-    "completes when the last copy has answered, as a driver that "
-    "reads both halves of a mirror would)." },
+    .help = RAID_KEY_READ_POLICY_HELP "  The plugin's policies, and in the "
+    "simulator only all: every copy is read and the read completes when "
+    "the last copy has answered, as a driver that reads both halves of "
+    "a mirror would." },
   { .name = "device", .type = RAIDSIM_PT_STRING, .offset = A (device),
     .help = "Device file of the members, relative to this file: one path "
     "for all members, or a comma-separated list with one per member." },

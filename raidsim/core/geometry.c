@@ -427,30 +427,38 @@ raid_geom_runs (const struct raid_seg *seg, size_t n, unsigned max_segs,
   return nruns;
 }
 
+static const struct {
+  enum raid_level level;
+  const char *name, *alias;
+} levels[] = {
+#define LEVEL(id, n, name, alias) { id, name, alias },
+  RAID_LEVELS (LEVEL)
+#undef LEVEL
+};
+
 int
 raid_parse_level (const char *s, enum raid_level *level)
 {
-  if (strcasecmp (s, "0") == 0 || strcasecmp (s, "raid0") == 0)
-    *level = RAID_LEVEL_0;
-  else if (strcasecmp (s, "1") == 0 || strcasecmp (s, "raid1") == 0)
-    *level = RAID_LEVEL_1;
-  else if (strcasecmp (s, "10") == 0 || strcasecmp (s, "raid10") == 0)
-    *level = RAID_LEVEL_10;
-  else {
-    raid_set_error ("level: '%s' is not a supported RAID level (0, 1 or 10)", s);
-    return -1;
-  }
-  return 0;
+  size_t i;
+
+  for (i = 0; i < sizeof levels / sizeof levels[0]; ++i)
+    if (strcasecmp (s, levels[i].name) == 0 ||
+        strcasecmp (s, levels[i].alias) == 0) {
+      *level = levels[i].level;
+      return 0;
+    }
+  raid_set_error ("level: '%s' is not a supported RAID level (0, 1 or 10)", s);
+  return -1;
 }
 
 const char *
 raid_level_name (enum raid_level level)
 {
-  switch (level) {
-  case RAID_LEVEL_0: return "0";
-  case RAID_LEVEL_1: return "1";
-  case RAID_LEVEL_10: return "10";
-  }
+  size_t i;
+
+  for (i = 0; i < sizeof levels / sizeof levels[0]; ++i)
+    if (levels[i].level == level)
+      return levels[i].name;
   return "?";
 }
 
