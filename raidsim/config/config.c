@@ -379,6 +379,8 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
 {
   unsigned i;
 
+  /* Fields not set below (no failed members, no rebuild) are 0. */
+  memset (p, 0, sizeof *p);
   for (i = 0; i < ac->members; ++i)
     member_size[i] = ac->devices[i]->capacity;
   p->level = ac->level;
