@@ -58,6 +58,15 @@ struct raidsim_array_config {
   int read_policy;
   char device[RAIDSIM_STR_MAX];
   char controller[RAIDSIM_STR_MAX];
+  /* A degraded array and its background stream (background.h). */
+  char failed[RAIDSIM_STR_MAX];      /* "none" or member indexes */
+  char rebuild[RAIDSIM_STR_MAX];     /* "none" or a member index */
+  int resync;                        /* enum raidsim_resync */
+  uint64_t speed_limit_min;          /* bytes/s */
+  uint64_t speed_limit_max;          /* bytes/s; 0: unlimited */
+  int sync_throttle;                 /* enum raidsim_sync_throttle */
+  uint64_t sync_runtime;             /* ns */
+  uint32_t failed_mask, rebuild_mask; /* from failed and rebuild */
 
   struct raidsim_device_config *devices[RAID_MAX_MEMBERS];
   struct raidsim_controller_config *ctl;
