@@ -89,6 +89,15 @@ extern void raidsim_controller_config_free (struct raidsim_controller_config *c)
 extern struct raidsim_array_config *raidsim_array_config_load (const char *path);
 extern void raidsim_array_config_free (struct raidsim_array_config *c);
 
+/* Set one key of a loaded array file, as `raidsim run --set KEY=VALUE`
+ * does: any [array] key but those that name files (device, controller)
+ * or need more of them (members), checked as the file's own keys are.
+ * Returns 0, or -1 with raidsim_error () set to "KEY: what is wrong"
+ * and ac unchanged.
+ */
+extern int raidsim_array_config_set (struct raidsim_array_config *ac,
+                                     const char *key_value);
+
 /* The array's RAID-layer parameters, for raidsim_array_new.  member_size
  * must have room for ac->members entries.
  */

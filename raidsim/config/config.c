@@ -623,6 +623,64 @@ raidsim_array_config_load (const char *path)
   return NULL;
 }
 
+int
+raidsim_array_config_set (struct raidsim_array_config *ac,
+                          const char *key_value)
+{
+  const char *eq = strchr (key_value, '=');
+  const struct raidsim_param *p;
+  struct raidsim_array_config *saved;
+  char key[64];
+  int r = -1;
+
+  if (eq == NULL || eq == key_value || (size_t) (eq - key_value) >= sizeof key) {
+    raidsim_set_error ("'%s' is not KEY=VALUE", key_value);
+    return -1;
+  }
+  snprintf (key, sizeof key, "%.*s", (int) (eq - key_value), key_value);
+  for (p = raidsim_array_params; p->name; ++p)
+    if (strcmp (p->name, key) == 0)
+      break;
+  if (p->name == NULL) {
+    raidsim_set_error ("%s: not a key of an array file (see "
+                       "'raidsim help config')", key);
+    return -1;
+  }
+  if (p->offset == offsetof (struct raidsim_array_config, device) ||
+      p->offset == offsetof (struct raidsim_array_config, controller) ||
+      p->offset == offsetof (struct raidsim_array_config, members)) {
+    raidsim_set_error ("%s: cannot be set here, since it changes which "
+                       "files are loaded; edit the array file", key);
+    return -1;
+  }
+
+  /* Parse into the config, then check it as a loaded file is checked;
+   * put everything back if it fails.
+   */
+  saved = malloc (sizeof *saved);
+  if (saved == NULL) {
+    raidsim_set_error ("%s: %s", key, strerror (ENOMEM));
+    return -1;
+  }
+  *saved = *ac;
+  if (raidsim_param_parse (p, eq + 1, (char *) ac + p->offset) == 0) {
+    uint64_t sizes[RAID_MAX_MEMBERS];
+    struct raidsim_array_params ap;
+    struct raidsim_array *a;
+
+    raidsim_array_config_params (ac, sizes, &ap);
+    a = raidsim_array_new (&ap);
+    if (a != NULL) {
+      raidsim_array_free (a);
+      r = raidsim_sync_config_check (ac);
+    }
+  }
+  if (r == -1)
+    *ac = *saved;
+  free (saved);
+  return r;
+}
+
 static void
 print_section (FILE *fp, const struct raidsim_param *table, const void *base)
 {
