@@ -17,7 +17,8 @@
  *   - a RAID 10 rebuild reads each chunk of the member from the copy
  *     that remains;
  *   - the figures appear in the table, the CSV and the JSON;
- *   - `--set` (raidsim_array_config_set) checks as the file does.
+ *   - `--set` (raidsim_array_config_set) and a sweep's varied array
+ *     are checked as the file is.
  *
  * Each test names the mutant of the code it kills.
  *
@@ -30,6 +31,8 @@
 #include <string.h>
 
 #include <json-c/json.h>
+
+#include "raidsim/sweep.h"
 
 #include "sim-test.h"
 
@@ -599,6 +602,31 @@ START_TEST (set_checks_like_the_file)
 }
 END_TEST
 
+/* A sweep judges each varied array as a file is judged: the degraded
+ * RAID 1 below is fine as RAID 1, but as RAID 0 its chunk 1 is lost.
+ * Mutant killed: apply_vary without the failed-member check (the sweep
+ * then runs the RAID 0, reading its failed member).
+ */
+START_TEST (sweep_checks_the_varied_array)
+{
+  struct raidsim_sweep sw = { .narrays = 1, .seed = 1, .workers = 1 };
+  struct raidsim_sweep_result res = { 0 };
+  const char *paths[1];
+
+  files ("100us", "64G");
+  paths[0] = array ("level = 1\nmembers = 2\nfailed = 1");
+  sw.arrays = paths;
+  sw.workload = sim_test_file ("j.fio", "[j]\nrw=randread\nbs=4k\n"
+                               "number_ios=10\n");
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "level=1,0"), 0);
+  ck_assert_int_eq (raidsim_sweep_run (&sw, &res), -1);
+  ck_assert_msg (strstr (raidsim_error (), "with level=0: failed: array "
+                         "chunk 1 would have no live copy") != NULL,
+                 "%s", raidsim_error ());
+  raidsim_sweep_result_free (&res);
+}
+END_TEST
+
 static Suite *
 sync_suite (void)
 {
@@ -623,6 +651,7 @@ sync_suite (void)
   tc = tcase_create ("output");
   tcase_add_test (tc, reports_show_the_stream);
   tcase_add_test (tc, set_checks_like_the_file);
+  tcase_add_test (tc, sweep_checks_the_varied_array);
   suite_add_tcase (s, tc);
   return s;
 }
