@@ -193,9 +193,9 @@ choose_copy (struct raidsim_array *a, const struct raid_piece *p)
   /* RAID 0 and single copies: nothing to choose; "all" reads every copy
    * (split_piece), but a merged read takes the first it can.
    */
-  if (p->ncopies == 1)
-    return 0;
   skip = unreadable (a, p);
+  if (p->ncopies == 1)
+    return skip ? -1 : 0;
   if (a->policy == RAIDSIM_POLICY_ALL) {
     for (k = 0; k < p->ncopies; ++k)
       if (!(skip & (UINT32_C (1) << k)))

@@ -605,7 +605,8 @@ END_TEST
 /* A sweep judges each varied array as a file is judged: the degraded
  * RAID 1 below is fine as RAID 1, but as RAID 0 its chunk 1 is lost.
  * Mutant killed: apply_vary without the failed-member check (the sweep
- * then runs the RAID 0, reading its failed member).
+ * then runs the RAID 0 until the RAID layer aborts on a read of the
+ * failed member).
  */
 START_TEST (sweep_checks_the_varied_array)
 {
