@@ -34,9 +34,12 @@ struct cmd {
   raidsim_ns moved;             /* when its data has crossed the links */
   struct cmd *transit_next;     /* in its member's transit queue */
   struct raidsim_sim *sim;
-  struct hreq *parent;          /* NULL once acknowledged (acked) */
-  void *bg;                     /* the background stream's tag, or NULL
-                                 * for the host's commands */
+  union {
+    struct hreq *parent;        /* the host's: its request, NULL once
+                                 * acknowledged (acked) */
+    void *tag;                  /* the background stream's (bg) */
+  };
+  bool bg;                      /* the background stream's command */
   bool acked;                   /* the controller's cache acknowledged it */
   struct cmd *free_next;
 };
@@ -237,7 +240,7 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     }
   }
   /* The stream's idle test looks at the host's I/O at each member. */
-  if (s->bg && c->bg == NULL)
+  if (s->bg && !c->bg)
     raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
   m->ops->submit (m->dev, &c->io, now);
   m->dev_next = m->ops->next (m->dev);
@@ -335,7 +338,7 @@ cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   if (c->acked)
     return;
   if (c->bg) {
-    bg_cmd_done (s, c->bg, now);
+    bg_cmd_done (s, c->tag, now);
     return;
   }
   if (--h->pending == 0)
@@ -350,7 +353,7 @@ cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
   c->acked = true;
   if (c->bg) {
-    bg_cmd_done (s, c->bg, now);
+    bg_cmd_done (s, c->tag, now);
     return;
   }
   c->parent = NULL;
@@ -483,7 +486,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   }
   s->free_cmds = c->free_next;
   c->parent = ctx->h;
-  c->bg = NULL;
+  c->bg = false;
   c->acked = false;
   c->io.dir = ctx->h->req.dir;
   c->io.member = mc->member;
@@ -527,8 +530,8 @@ bg_send (void *opaque, enum raidsim_dir dir,
   if (c == NULL)
     abort ();
   s->free_cmds = c->free_next;
-  c->parent = NULL;
-  c->bg = tag;
+  c->tag = tag;
+  c->bg = true;
   c->acked = false;
   c->io.dir = dir;
   c->io.member = mc->member;
