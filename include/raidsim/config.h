@@ -64,6 +64,15 @@ struct raidsim_array_config {
   int read_policy;
   char device[RAIDSIM_STR_MAX];
   char controller[RAIDSIM_STR_MAX];
+  /* A degraded array and its background stream (background.h). */
+  char failed[RAIDSIM_STR_MAX];      /* "none" or member indexes */
+  char rebuild[RAIDSIM_STR_MAX];     /* "none" or a member index */
+  int resync;                        /* enum raidsim_resync */
+  uint64_t speed_limit_min;          /* bytes/s */
+  uint64_t speed_limit_max;          /* bytes/s; 0: unlimited */
+  int sync_throttle;                 /* enum raidsim_sync_throttle */
+  uint64_t sync_runtime;             /* ns */
+  uint32_t failed_mask, rebuild_mask; /* from failed and rebuild */
 
   struct raidsim_device_config *devices[RAID_MAX_MEMBERS];
   struct raidsim_controller_config *ctl;
@@ -100,6 +109,15 @@ raidsim_device_config_load_from (const struct raidsim_embedded *files,
 extern struct raidsim_array_config *
 raidsim_array_config_load_from (const struct raidsim_embedded *files,
                                 const char *path);
+
+/* Set one key of a loaded array file, as `raidsim run --set KEY=VALUE`
+ * does: any [array] key but those that name files (device, controller)
+ * or need more of them (members), checked as the file's own keys are.
+ * Returns 0, or -1 with raidsim_error () set to "KEY: what is wrong"
+ * and ac unchanged.
+ */
+extern int raidsim_array_config_set (struct raidsim_array_config *ac,
+                                     const char *key_value);
 
 /* The array's RAID-layer parameters, for raidsim_array_new.  member_size
  * must have room for ac->members entries.

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/background.h"
 #include "raidsim/config.h"
 #include "raidsim/raidkeys.h"
 #include "raidsim/embedded.h"
@@ -47,7 +48,9 @@ static const struct raidsim_enum duplex_enums[] = {
  */
 enum {
   ARRAY_LEVEL, ARRAY_MEMBERS, ARRAY_CHUNK, ARRAY_COPIES, ARRAY_READ_POLICY,
-  ARRAY_DEVICE, ARRAY_CONTROLLER, ARRAY_NPARAMS
+  ARRAY_DEVICE, ARRAY_CONTROLLER, ARRAY_FAILED, ARRAY_REBUILD, ARRAY_RESYNC,
+  ARRAY_SPEED_LIMIT_MIN, ARRAY_SPEED_LIMIT_MAX, ARRAY_SYNC_THROTTLE,
+  ARRAY_SYNC_RUNTIME, ARRAY_NPARAMS
 };
 
 #define A(field) offsetof (struct raidsim_array_config, field)
@@ -77,9 +80,70 @@ const struct raidsim_param raidsim_array_keys[] = {
     "for all members, or a comma-separated list with one per member." },
   { .name = "controller", .type = RAIDSIM_PT_STRING, .offset = A (controller),
     .help = "Controller file, relative to this file." },
+  { .name = "failed", .type = RAIDSIM_PT_STRING, .offset = A (failed),
+    .def = "none",
+    .help = "Members that have failed or are missing, as a comma-separated "
+    "list of member indexes from 0 (\"1\", \"0,2\"), or none: the array "
+    "runs degraded, and no copy on them is read or written.  An array in "
+    "which some chunk would have no live copy is refused." },
+  { .name = "rebuild", .type = RAIDSIM_PT_STRING, .offset = A (rebuild),
+    .def = "none",
+    .help = "The member being rebuilt (a replacement), or none.  A "
+    "background stream reads each of its chunks from a live copy and "
+    "writes it to the member, from its start, at the speed limits; the "
+    "host's writes go to it, and its reads only below the point the "
+    "rebuild has reached.  RAID 1 and 10." },
+  { .name = "resync", .type = RAIDSIM_PT_ENUM, .offset = A (resync),
+    .def = "no", .enums = raidsim_resync_enums,
+    .help = "A background resync from the start of the array, at the speed "
+    "limits: yes reads the first live copy of each piece and writes it to "
+    "the others (md's RAID 1 after an unclean shutdown; until a piece is "
+    "in sync, reads of it go to its first copy); check reads every live "
+    "copy and writes none (md's sync_action=check, and md's RAID 10 "
+    "resync of copies that agree).  RAID 1 and 10." },
+  { .name = "speed_limit_min", .type = RAIDSIM_PT_RATE,
+    .offset = A (speed_limit_min), .def = "1000KiB/s",
+    .help = "md's speed_limit_min: the speed a resync or rebuild keeps "
+    "while the array is busy with other I/O (sync_throttle = min), or below "
+    "which it stops giving way (drain); 0: it pauses while the array is "
+    "busy.  Counted in bytes of the array (resync) or of the member "
+    "(rebuild) per second." },
+  { .name = "speed_limit_max", .type = RAIDSIM_PT_RATE,
+    .offset = A (speed_limit_max), .def = "200000KiB/s",
+    .help = "md's speed_limit_max: the speed of a resync or rebuild while "
+    "the array is otherwise idle; 0: as fast as the members allow." },
+  { .name = "sync_throttle", .type = RAIDSIM_PT_ENUM,
+    .offset = A (sync_throttle), .def = "min",
+    .enums = raidsim_sync_throttle_enums,
+    .help = "What a resync or rebuild does when it finds the array busy: "
+    "min goes no faster than speed_limit_min (md before Linux 4.1); drain "
+    "waits for its own requests in flight to finish before it issues more "
+    "(md since 4.1)." },
+  { .name = "sync_runtime", .type = RAIDSIM_PT_TIME,
+    .offset = A (sync_runtime), .def = "0", .max = 3600 * RAIDSIM_NS_PER_S,
+    .help = "Keep a resync or rebuild going until this time from the start "
+    "even when the workload has finished sooner (the array is then idle); "
+    "0: it stops when the workload does.  It also stops when it has done "
+    "the whole array or member." },
   RAIDSIM_PARAM_END,
 };
 #undef A
+
+/* The line of the [array] key a message starts with ("KEY: ..."), or
+ * dflt if it has none or the key took its default.
+ */
+static unsigned
+key_line (const unsigned *lines, unsigned dflt, const char *msg)
+{
+  size_t n = strcspn (msg, ":");
+  unsigned i;
+
+  for (i = 0; i < ARRAY_NPARAMS; ++i)
+    if (strlen (raidsim_array_keys[i].name) == n &&
+        strncmp (msg, raidsim_array_keys[i].name, n) == 0)
+      return lines[i] ? lines[i] : dflt;
+  return dflt;
+}
 
 #define D(field) offsetof (struct raidsim_device_config, field)
 const struct raidsim_param raidsim_device_common_params[] = {
@@ -413,6 +477,8 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
 {
   unsigned i;
 
+  /* Fields not set below (no failed members, no rebuild) are 0. */
+  memset (p, 0, sizeof *p);
   for (i = 0; i < ac->members; ++i)
     member_size[i] = ac->devices[i]->capacity;
   p->level = ac->level;
@@ -422,6 +488,9 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
   p->member_size = member_size;
   p->policy = ac->read_policy;
   p->merge = ac->ctl ? ac->ctl->merge_pieces : false;
+  p->failed = ac->failed_mask;
+  p->rebuild = ac->rebuild_mask;
+  p->resync = ac->resync == RAIDSIM_RESYNC_YES;
 }
 
 uint64_t
@@ -576,6 +645,16 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
     raidsim_array_free (a);
   }
 
+  /* Failed members and the background stream, once the shape is known;
+   * the message starts with the key's name.
+   */
+  if (raidsim_sync_config_check (c) == -1) {
+    raidsim_set_error ("%s:%u: %s", path,
+                       key_line (lines, ini->sections[sec].line,
+                                 raidsim_error ()), raidsim_error ());
+    goto err;
+  }
+
   raidsim_ini_free (ini);
   return c;
 
@@ -583,6 +662,64 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
   raidsim_ini_free (ini);
   raidsim_array_config_free (c);
   return NULL;
+}
+
+int
+raidsim_array_config_set (struct raidsim_array_config *ac,
+                          const char *key_value)
+{
+  const char *eq = strchr (key_value, '=');
+  const struct raidsim_param *p;
+  struct raidsim_array_config *saved;
+  char key[64];
+  int r = -1;
+
+  if (eq == NULL || eq == key_value || (size_t) (eq - key_value) >= sizeof key) {
+    raidsim_set_error ("'%s' is not KEY=VALUE", key_value);
+    return -1;
+  }
+  snprintf (key, sizeof key, "%.*s", (int) (eq - key_value), key_value);
+  for (p = raidsim_array_keys; p->name; ++p)
+    if (strcmp (p->name, key) == 0)
+      break;
+  if (p->name == NULL) {
+    raidsim_set_error ("%s: not a key of an array file (see "
+                       "'raidsim help config')", key);
+    return -1;
+  }
+  if (p->offset == offsetof (struct raidsim_array_config, device) ||
+      p->offset == offsetof (struct raidsim_array_config, controller) ||
+      p->offset == offsetof (struct raidsim_array_config, members)) {
+    raidsim_set_error ("%s: cannot be set here, since it changes which "
+                       "files are loaded; edit the array file", key);
+    return -1;
+  }
+
+  /* Parse into the config, then check it as a loaded file is checked;
+   * put everything back if it fails.
+   */
+  saved = malloc (sizeof *saved);
+  if (saved == NULL) {
+    raidsim_set_error ("%s: %s", key, strerror (ENOMEM));
+    return -1;
+  }
+  *saved = *ac;
+  if (raidsim_param_parse (p, eq + 1, (char *) ac + p->offset) == 0) {
+    uint64_t sizes[RAID_MAX_MEMBERS];
+    struct raidsim_array_params ap;
+    struct raidsim_array *a;
+
+    raidsim_array_config_params (ac, sizes, &ap);
+    a = raidsim_array_new (&ap);
+    if (a != NULL) {
+      raidsim_array_free (a);
+      r = raidsim_sync_config_check (ac);
+    }
+  }
+  if (r == -1)
+    *ac = *saved;
+  free (saved);
+  return r;
 }
 
 static void

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "raidsim/array.h"
+#include "raidsim/background.h"
 #include "raidsim/error.h"
 #include "raidsim/sim.h"
 #include "raidsim/workload.h"
@@ -33,7 +34,12 @@ struct cmd {
   raidsim_ns moved;             /* when its data has crossed the links */
   struct cmd *transit_next;     /* in its member's transit queue */
   struct raidsim_sim *sim;
-  struct hreq *parent;          /* NULL once acknowledged (acked) */
+  union {
+    struct hreq *parent;        /* the host's: its request, NULL once
+                                 * acknowledged (acked) */
+    void *tag;                  /* the background stream's (bg) */
+  };
+  bool bg;                      /* the background stream's command */
   bool acked;                   /* the controller's cache acknowledged it */
   struct cmd *free_next;
 };
@@ -120,6 +126,10 @@ struct raidsim_sim {
   struct hreq *hreqs, *free_hreqs;
   struct cmd *cmds, *free_cmds;
 
+  /* A resync or rebuild beside the workload (background.h), or NULL. */
+  struct raidsim_bg *bg;
+  struct raidsim_event bg_wake;
+
   raidsim_ns window_start, end;
   struct raidsim_event window_ev;
   bool ran;
@@ -130,6 +140,7 @@ struct raidsim_sim {
 static void ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
 static void dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
 static void issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now);
+static void bg_kick (struct raidsim_sim *s, raidsim_ns now);
 static void start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now);
 
 static void
@@ -224,7 +235,14 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   if (now >= s->window_start) {
     m->res.ios[c->io.dir]++;
     m->res.bytes[c->io.dir] += c->io.len;
+    if (c->bg) {
+      m->res.bg_ios[c->io.dir]++;
+      m->res.bg_bytes[c->io.dir] += c->io.len;
+    }
   }
+  /* The stream's idle test looks at the host's I/O at each member. */
+  if (s->bg && !c->bg)
+    raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
   m->ops->submit (m->dev, &c->io, now);
   m->dev_next = m->ops->next (m->dev);
   if (!m->in_wake)
@@ -307,6 +325,8 @@ host_done (struct raidsim_sim *s, struct hreq *h, raidsim_ns now)
  * the command is only recycled (and the RAID layer's count of commands
  * at the member goes down now, when the member really has it).
  */
+static void bg_cmd_done (struct raidsim_sim *s, void *tag, raidsim_ns now);
+
 static void
 cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
@@ -318,6 +338,10 @@ cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   s->free_cmds = c;
   if (c->acked)
     return;
+  if (c->bg) {
+    bg_cmd_done (s, c->tag, now);
+    return;
+  }
   if (--h->pending == 0)
     host_done (s, h, now);
 }
@@ -329,6 +353,10 @@ cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct hreq *h = c->parent;
 
   c->acked = true;
+  if (c->bg) {
+    bg_cmd_done (s, c->tag, now);
+    return;
+  }
   c->parent = NULL;
   if (--h->pending == 0)
     host_done (s, h, now);
@@ -459,6 +487,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   }
   s->free_cmds = c->free_next;
   c->parent = ctx->h;
+  c->bg = false;
   c->acked = false;
   c->io.dir = ctx->h->req.dir;
   c->io.member = mc->member;
@@ -478,6 +507,63 @@ thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   t->finished = true;
   if (--s->group_left == 0 && s->group + 1 < s->jf->ngroups)
     start_group (s, s->group + 1, now);
+  else if (s->group_left == 0 && s->bg) {
+    raidsim_bg_fg_done (s->bg, now);
+    bg_kick (s, now);
+  }
+}
+
+/* ---- the background stream ---- */
+
+/* The stream sends a member command: from the pool, through the RAID
+ * layer's count of commands at each member, to the controller like the
+ * host's.
+ */
+static void
+bg_send (void *opaque, enum raidsim_dir dir,
+         const struct raidsim_member_cmd *mc, void *tag)
+{
+  struct raidsim_sim *s = opaque;
+  struct cmd *c = s->free_cmds;
+  raidsim_ns now = raidsim_engine_now (s->engine);
+
+  /* The pool holds raidsim_bg_max_cmds for the stream. */
+  if (c == NULL)
+    abort ();
+  s->free_cmds = c->free_next;
+  c->tag = tag;
+  c->bg = true;
+  c->acked = false;
+  c->io.dir = dir;
+  c->io.member = mc->member;
+  c->io.offset = mc->offset;
+  c->io.len = mc->len;
+  raidsim_array_cmd_sent (s->array, mc);
+  s->ctl_ops->submit (s->ctl, &c->io, now);
+}
+
+/* Let the stream issue what is due and keep its wake-up at its next (). */
+static void
+bg_kick (struct raidsim_sim *s, raidsim_ns now)
+{
+  raidsim_bg_run (s->bg, now, bg_send, s);
+  ctl_kick (s, now);
+  rewake (s, &s->bg_wake, raidsim_bg_next (s->bg), now);
+}
+
+static void
+bg_cmd_done (struct raidsim_sim *s, void *tag, raidsim_ns now)
+{
+  raidsim_bg_cmd_done (s->bg, tag, now, bg_send, s);
+  bg_kick (s, now);
+}
+
+static void
+bg_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, bg_wake);
+
+  bg_kick (s, raidsim_engine_now (e));
 }
 
 /* Top the thread up to iodepth requests in flight. */
@@ -560,6 +646,7 @@ raidsim_sim_free (struct raidsim_sim *s)
       s->m[i].ops->destroy (s->m[i].dev);
   if (s->ctl)
     s->ctl_ops->destroy (s->ctl);
+  raidsim_bg_free (s->bg);
   raidsim_array_free (s->array);
   raidsim_engine_free (s->engine);
   free (s->jobs);
@@ -631,6 +718,15 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     }
   }
 
+  /* A resync or rebuild: its commands come from the same pool. */
+  if (raidsim_sync_config_action (ac) != RAIDSIM_SYNC_NONE) {
+    s->bg = raidsim_bg_new (ac, s->array, s->nmembers);
+    if (s->bg == NULL)
+      goto err;
+    ncmds += raidsim_bg_max_cmds (s->bg);
+    min_len = gcd64 (min_len, raidsim_bg_min_len (s->bg));
+  }
+
   /* Writes a controller's cache has acknowledged stay in the pool until
    * they are flushed.
    */
@@ -664,8 +760,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->free_cmds = &s->cmds[i];
   }
 
-  /* A wake-up per model, the window. */
-  s->engine = raidsim_engine_new (s->nmembers + 2);
+  /* A wake-up per model, the window, and the stream's if there is one. */
+  s->engine = raidsim_engine_new (s->nmembers + 2 + (s->bg != NULL));
   if (s->engine == NULL)
     goto nomem;
 
@@ -720,6 +816,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     goto err;
   raidsim_event_init (&s->ctl_wake, ctl_wake_fire);
   raidsim_event_init (&s->window_ev, window_opens);
+  raidsim_event_init (&s->bg_wake, bg_wake_fire);
   return s;
 
  nomem:
@@ -743,12 +840,18 @@ raidsim_sim_run (struct raidsim_sim *s)
   if (s->window_start > 0)
     schedule (s, &s->window_ev, s->window_start);
   start_group (s, 0, 0);
+  if (s->bg) {
+    raidsim_bg_start (s->bg, 0);
+    bg_kick (s, 0);
+  }
   raidsim_engine_run (s->engine);
   s->end = raidsim_engine_now (s->engine);
   if (s->end < s->window_start)
     s->end = s->window_start;
   for (i = 0; i < s->nmembers; ++i)
     member_account (s, &s->m[i], s->end);
+  if (s->bg)
+    raidsim_bg_finish (s->bg);
   return 0;
 }
 
@@ -828,6 +931,12 @@ raidsim_sim_window (const struct raidsim_sim *s, raidsim_ns *start,
 {
   *start = s->window_start;
   *end = s->end;
+}
+
+const struct raidsim_bg_result *
+raidsim_sim_sync (const struct raidsim_sim *s)
+{
+  return s->bg ? raidsim_bg_result (s->bg) : NULL;
 }
 
 uint64_t

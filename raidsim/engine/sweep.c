@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "raidsim/background.h"
 #include "raidsim/config.h"
 #include "raidsim/csv.h"
 #include "raidsim/error.h"
@@ -120,7 +121,8 @@ nruns (const struct raidsim_sweep *sw)
 }
 
 /* Change the array as the sweep's parameter says.  The geometry then
- * judges the result, as it judges array files.
+ * judges the result, and so do the checks of failed members and of a
+ * rebuild or resync, as they judge array files.
  */
 static int
 apply_vary (struct raidsim_array_config *ac, int vary, uint64_t v)
@@ -166,7 +168,7 @@ apply_vary (struct raidsim_array_config *ac, int vary, uint64_t v)
       return -1;
     raidsim_array_free (a);
   }
-  return 0;
+  return raidsim_sync_config_check (ac);
 }
 
 static void format_value (int vary, uint64_t v, char *buf, size_t len);
