@@ -6,13 +6,31 @@
 #define RAID_ARRAY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "raidsim/geometry.h"
+#include "raidsim/mdsb.h"
 #include "raidsim/readpolicy.h"
 #include "member.h"
 #include "rangelock.h"
 #include "stats.h"
+
+/* The array's md metadata, when its members carry md v1.2 superblocks
+ * (assemble.c reads them).  members[] is then in the order of the md
+ * roles: members[r] holds role r.
+ */
+struct raid_meta {
+  bool on;                      /* false: a superblock-less array */
+  /* Each member's superblock as read at start, by role, and whether the
+   * member is in the array: neither missing nor left out as stale.
+   */
+  struct mdsb sb[RAID_MAX_MEMBERS];
+  bool in_array[RAID_MAX_MEMBERS];
+  uint32_t max_dev;             /* the freshest member's role table */
+  uint64_t resync_offset;       /* the freshest member's */
+  uint64_t events;              /* the freshest member's */
+};
 
 struct raid_array {
   struct member members[RAID_MAX_MEMBERS];
@@ -34,6 +52,7 @@ struct raid_array {
    * plugin writes nothing, read repair included.
    */
   atomic_bool no_writes;
+  struct raid_meta meta;
 };
 
 #endif

@@ -55,8 +55,8 @@ is_redundant (const struct raid_array *a)
  * a->nmembers chunks checks them all; on a RAID 1 every member holds
  * everything, so the first chunk tells.
  */
-static bool
-array_whole (const struct raid_array *a, uint32_t failed)
+bool
+request_array_whole (const struct raid_array *a, uint32_t failed)
 {
   struct raid_piece p;
   uint64_t size = raid_geom_size (a->geom), chunk = raid_geom_chunk (a->geom);
@@ -112,7 +112,7 @@ fail_member (struct raid_array *a, unsigned i, const char *op, int err)
     pthread_mutex_unlock (&fail_lock);
     return true;
   }
-  if (!array_whole (a, failed | (UINT32_C (1) << i))) {
+  if (!request_array_whole (a, failed | (UINT32_C (1) << i))) {
     pthread_mutex_unlock (&fail_lock);
     nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
                   "of some of the array, so it is kept and the request "
@@ -469,7 +469,7 @@ request_flush (struct raid_array *a)
     else if (!fail_member (a, ios[i].member->index, "flush", ios[i].err))
       err = EIO;
   }
-  if (err == 0 && !array_whole (a, failed_members (a))) {
+  if (err == 0 && !request_array_whole (a, failed_members (a))) {
     nbdkit_error ("flush: too many members failed");
     err = EIO;
   }

@@ -21,6 +21,12 @@ extern const char *const op_names[MOP_COUNT];
  */
 extern bool is_redundant (const struct raid_array *a);
 
+/* Whether every chunk keeps a live copy with the members in the
+ * bitmask failed out.
+ */
+extern bool request_array_whole (const struct raid_array *a,
+                                 uint32_t failed);
+
 /* *npieces is set to the pieces the geometry cut the request into. */
 extern int request_read (struct raid_array *a, char *buf, uint64_t count,
                          uint64_t offset, size_t *npieces);
