@@ -52,6 +52,7 @@
  *      RAID 0, plus size on RAID 1 and 10), so that the array's size is
  *      md's.
  *
+ * The superblocks are written later (metadata.c).
  */
 
 #include <errno.h>
@@ -549,6 +550,9 @@ assemble_md (struct raid_array *a)
     meta->max_dev = found[fresh].sb.max_dev;
     meta->resync_offset = found[fresh].sb.resync_offset;
     meta->events = found[fresh].sb.events;
+    pthread_mutex_init (&meta->lock, NULL);
+    atomic_store (&meta->recorded, failed);
+    meta->started = false;
   }
 
   params.raid.level = level;

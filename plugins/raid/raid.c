@@ -28,8 +28,9 @@
  *        their member (writes), by the rules in the man page
  *
  * Before any of that, at config time, assemble.c makes the array from
- * its members: from their md v1.2 superblocks (metadata.c reads them),
- * or, for members without metadata, from the parameters alone.
+ * its members: from their md v1.2 superblocks, which metadata.c keeps up
+ * to date while the array runs, or, for members without metadata, from
+ * the parameters alone.
  *
  * The files, one concern each: raid.c the nbdkit callbacks, params.c
  * the parameters, assemble.c the array from its members, metadata.c
@@ -62,6 +63,7 @@
 #include "array.h"
 #include "assemble.h"
 #include "member-file.h"
+#include "metadata.h"
 #include "params.h"
 #include "request.h"
 #include "stats-json.h"
@@ -224,6 +226,14 @@ raid_preconnect (int readonly)
                   "read is not rewritten)");
   }
   decided = true;
+  /* md metadata: the superblocks say the array has started (events one
+   * more, and the members left out at assembly out of the role table)
+   * before anything else is written (metadata.c); not under -r.
+   */
+  if (metadata_start (&array) == -1) {
+    pthread_mutex_unlock (&lock);
+    return -1;
+  }
   pthread_mutex_unlock (&lock);
   return 0;
 }
@@ -264,6 +274,7 @@ raid_unload (void)
 
   if (array.geom) {
     struct stats_source src;
+    metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);
     stats_json_stop ();
     if (params.stats_path)
