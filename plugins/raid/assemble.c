@@ -456,10 +456,14 @@ assemble_md (struct raid_array *a)
     stale[i] = true;
   }
   if (level == RAID_LEVEL_0 && nlive < n) {
-    nbdkit_error ("member: a RAID 0 cannot start without one of its "
-                  "members (%s): it keeps no copies",
-                  nlive + 1 == n ? "one is missing or stale"
-                  : "several are missing or stale");
+    for (i = 0; i < n && !is_missing (&a->members[i]) && !stale[i]; ++i)
+      ;
+    if (is_missing (&a->members[i]))
+      nbdkit_error ("member: a RAID 0 cannot start with a member missing: "
+                    "it keeps no copies");
+    else
+      nbdkit_error ("member: a RAID 0 cannot start without %s, which is "
+                    "stale: it keeps no copies", a->members[i].name);
     return -1;
   }
 
