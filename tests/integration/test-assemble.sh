@@ -22,6 +22,13 @@
 # crash    the same, but the plugin itself is killed -9 after B, so no
 #          clean shutdown writes the superblocks: the update made when
 #          the member failed must be enough.
+# behind1  md's margin: a member whose events are one behind (an update
+#          a crash cut short, made here by rewriting its superblock) is
+#          used; two behind, it is stale.
+# split    RAID 1 run once as "a.img missing" (data A) and once as
+#          "missing b.img" (data B): equal events, each listing the
+#          other out of the array.  Served together, the first given
+#          is the freshest and the other is stale: A, never a mix.
 # foreign  a member of another array (another UUID), and a member of the
 #          same UUID with another chunk, are refused, naming them; no
 #          member is written.
@@ -337,6 +344,97 @@ scenario_crash ()
   say "crash: ok"
 }
 
+# le VALUE BYTES: VALUE as BYTES bytes, little-endian, on stdout.
+le ()
+{
+  local v=$1 n=$2 k out=
+  for (( k = 0; k < n; k++ )); do
+    out+=$(printf '\\x%02x' $(( (v >> (8 * k)) & 255 )))
+  done
+  printf "$out"
+}
+
+# set_events FILE N: rewrite FILE's superblock with events N and the
+# checksum md computes (the 32-bit little-endian words of the first 256
+# + 2 * max_dev bytes, sb_csum as 0, summed in 64 bits, the carry added
+# back once).  What a crash in the middle of an update leaves.
+set_events ()
+{
+  local f=$1 ev=$2 sb=4096 max_dev len sum=0 i=0 w
+  le "$ev" 8 | dd of="$f" bs=1 seek=$(( sb + 200 )) conv=notrunc status=none
+  max_dev=$(od -An -tu4 -j $(( sb + 220 )) -N 4 "$f")
+  len=$(( 256 + 2 * max_dev ))
+  for w in $(od -An -tu4 -v -j "$sb" -N $(( len / 4 * 4 )) "$f"); do
+    (( i != 216 / 4 )) && sum=$(( sum + w ))
+    i=$(( i + 1 ))
+  done
+  if (( len % 4 )); then
+    sum=$(( sum + $(od -An -tu2 -j $(( sb + len / 4 * 4 )) -N 2 "$f") ))
+  fi
+  le $(( ((sum & 0xffffffff) + (sum >> 32)) & 0xffffffff )) 4 |
+    dd of="$f" bs=1 seek=$(( sb + 216 )) conv=notrunc status=none
+}
+
+# behind1.  Mutant killed: assemble_md leaving out every member behind
+# the freshest (no margin of one: c.img is called stale).  The second
+# half kills a margin of two.
+scenario_behind1 ()
+{
+  scenario behind1 "one event behind is used, as md uses it; two is stale"
+  local d=$SCENARIO_DIR
+  truncate -s 8M "$d/a.img" "$d/b.img" "$d/c.img"
+  create "$d" --level=1 --assume-clean a.img b.img c.img
+  head -c "$ARRAY_SIZE" /dev/urandom > "$d/A"
+  start "$d" a.img b.img c.img
+  copy_in "$d" "$d/A"
+  stop "$d"
+  set_events "$d/c.img" 1
+  check_sb "$d" c.img 1 AAA 2
+  : > "$d/nbdkit.log"
+  start "$d" read-policy=round-robin a.img b.img c.img
+  read_back "$d" "$d/A"
+  stop "$d"
+  if grep -q "stale" "$d/nbdkit.log"; then
+    fail "$d" "a member one event behind, its role confirmed, was left out"
+  fi
+  check_sb "$d" c.img 4 AAA 2
+  set_events "$d/c.img" 2
+  : > "$d/nbdkit.log"
+  start "$d" a.img b.img c.img
+  grep -q "member 2 (c.img) is stale: events 2 < 4; left out" \
+    "$d/nbdkit.log" || fail "$d" "a member two events behind was used"
+  stop "$d"
+  say "behind1: ok"
+}
+
+# split.  Mutant killed: assemble_md not comparing a member's role with
+# the freshest superblock's role table when the events are equal (both
+# halves are used, and round-robin reads mix A and B).
+scenario_split ()
+{
+  scenario split "two halves of a mirror run apart: the first given wins"
+  local d=$SCENARIO_DIR
+  truncate -s 8M "$d/a.img" "$d/b.img"
+  create "$d" --level=1 --assume-clean a.img b.img
+  head -c "$ARRAY_SIZE" /dev/urandom > "$d/A"
+  head -c "$ARRAY_SIZE" /dev/urandom > "$d/B"
+  start "$d" a.img missing
+  copy_in "$d" "$d/A"
+  stop "$d"
+  start "$d" missing b.img
+  copy_in "$d" "$d/B"
+  stop "$d"
+  check_sb "$d" a.img 2 A. 0
+  check_sb "$d" b.img 2 .A 1
+  : > "$d/nbdkit.log"
+  start "$d" read-policy=round-robin a.img b.img
+  read_back "$d" "$d/A"
+  grep -q "member 1 (b.img) is stale: the freshest superblock (a.img's, events 2) lists it out of the array" \
+    "$d/nbdkit.log" || fail "$d" "b.img was not called stale"
+  stop "$d"
+  say "split: ok"
+}
+
 # foreign.  Mutants killed: assemble_md not comparing the array UUIDs,
 # or not comparing the shapes (both arrays are then served).
 scenario_foreign ()
@@ -383,8 +481,8 @@ scenario_keys ()
   say "keys: ok"
 }
 
-# missing.  Mutants killed: missing_ops not failing its member (reads
-# of its chunks return zeros: the data differs); the role table
+# missing.  Mutants killed: missing_ops not failing its member (I/O
+# reaches it and fails it: "failed on" in the log); the role table
 # written with a missing member's slot as active (Array State AAAA);
 # assemble_md letting a RAID 0 start with a member missing; the count
 # of members given not checked against raid_disks.
@@ -407,6 +505,9 @@ scenario_missing ()
   copy_in "$d" "$d/B"
   read_back "$d" "$d/B"
   stop "$d"
+  if grep -q "failed on" "$d/nbdkit.log"; then
+    fail "$d" "a member failed in a degraded run where none should"
+  fi
   check_sb "$d" a.img 4 AA.A 0
   check_sb "$d" d.img 4 AA.A 3
   check_sb "$d" c.img 2 AAAA 2
@@ -496,7 +597,7 @@ scenario_ro ()
   say "ro: ok"
 }
 
-all=(shuffle stale crash foreign keys missing none mix ro)
+all=(shuffle stale crash behind1 split foreign keys missing none mix ro)
 for s in "${@:-${all[@]}}"; do
   "scenario_$s"
   # Stop this scenario's servers before the next starts; the clean-up
