@@ -199,10 +199,10 @@ refused ()
 
 # shuffle.  Mutants killed: assemble_md keeping the members in the
 # order given instead of their roles' (the shuffled read differs);
-# the geometry built with data_offset 0 (the data overwrites the
-# superblocks: examine fails); member sizes from data_size on RAID 10
-# (the size is not create's); metadata_start or metadata_stop not
-# writing (Events are not 2).
+# the geometry built with data_offset 0 (the array is larger than md
+# says, and the data overwrites the superblocks); member sizes from
+# data_size on RAID 1 and 10 (the RAID 1 is 5K larger than md's);
+# metadata_start or metadata_stop not writing (Events are not 2).
 scenario_shuffle ()
 {
   scenario shuffle "members in any order give the same data"
@@ -245,7 +245,18 @@ scenario_shuffle ()
   read_back "$d" "$d/data0"
   stop "$d"
   check_sb "$d" f.img 4 AAA 1
-  say "shuffle: ok ($size-byte RAID 0, RAID 10 read back after shuffles)"
+
+  # RAID 1 of unequal members that are not whole 64Ks: md's size is the
+  # smallest rounded down to 64K (Used Dev Size), not what is there.
+  truncate -s $(( 12 * MiB + 5 * 1024 )) "$d/h.img"
+  truncate -s 16M "$d/i.img"
+  create "$d" --level=1 h.img i.img
+  start "$d" i.img h.img
+  size=$(nbdinfo --size "$(uri "$d/sock")")
+  [ "$size" = "$ARRAY_SIZE" ] ||
+    fail "$d" "RAID 1: the array is $size bytes, create said $ARRAY_SIZE"
+  stop "$d"
+  say "shuffle: ok (RAID 10, RAID 0 read back after shuffles; sizes md's)"
 }
 
 # serve_nbd DIR FILE: serve DIR/FILE with nbdkit's file plugin on
