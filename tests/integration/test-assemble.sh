@@ -22,6 +22,11 @@
 # crash    the same, but the plugin itself is killed -9 after B, so no
 #          clean shutdown writes the superblocks: the update made when
 #          the member failed must be enough.
+# crash1   the write that fails the member is the last one: a single
+#          request (nbd-io), after which the plugin is killed -9.  It
+#          must not have been acknowledged before the superblock said
+#          the member failed: with read-policy=first on the NBD member
+#          (role 0), a stale member trusted would serve its old data.
 # behind1  md's margin: a member whose events are one behind (an update
 #          a crash cut short, made here by rewriting its superblock) is
 #          used; two behind, it is stale.
@@ -53,19 +58,22 @@
 #
 # Run: meson test -C build assemble
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim tests/integration/test-assemble.sh [SCENARIO...]
+#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
+#        tests/integration/test-assemble.sh [SCENARIO...]
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
+NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 RAIDSIM_PROG=test-assemble.sh
 
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
 [ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
+[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
 command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
 command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
 command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
@@ -365,6 +373,38 @@ le ()
   printf "$out"
 }
 
+# crash1.  Mutant killed: fail_member not waiting for the superblock
+# update (the request that failed the member acknowledged first; only
+# later writes that left the member out would record it, and there are
+# none).
+scenario_crash1 ()
+{
+  scenario crash1 "the one write that fails the member, then kill -9"
+  local d=$SCENARIO_DIR
+  truncate -s 8M "$d/n.img" "$d/f.img"
+  create "$d" --level=1 --assume-clean n.img f.img
+  head -c "$ARRAY_SIZE" /dev/urandom > "$d/A"
+  cp "$d/A" "$d/B"
+  # What nbd-io's one write leaves: 64K of the byte 0x5a at offset 0.
+  head -c 65536 /dev/zero | tr '\0' '\132' |
+    dd of="$d/B" conv=notrunc status=none
+  serve_nbd "$d" n.img
+  start "$d" read-policy=first "$NBD_URI" f.img
+  copy_in "$d" "$d/A"
+  kill9 "$NBD_PID"
+  printf 'w 0 65536\n' | "$NBD_IO" "$(uri "$d/sock")" 2>"$d/nbd-io.err" ||
+    fail "$d" "the write that fails the NBD member failed: $(cat "$d/nbd-io.err")"
+  kill9 "$SERVE_PID"
+  serve_nbd "$d" n.img
+  : > "$d/nbdkit.log"
+  start "$d" read-policy=first "$NBD_URI" f.img
+  read_back "$d" "$d/B"
+  grep -q "member 0 (nbd+unix.*) is stale: events 1 < 2" "$d/nbdkit.log" ||
+    fail "$d" "the NBD member was not called stale"
+  stop "$d"
+  say "crash1: ok"
+}
+
 # set_events FILE N: rewrite FILE's superblock with events N and the
 # checksum md computes (the 32-bit little-endian words of the first 256
 # + 2 * max_dev bytes, sb_csum as 0, summed in 64 bits, the carry added
@@ -608,7 +648,7 @@ scenario_ro ()
   say "ro: ok"
 }
 
-all=(shuffle stale crash behind1 split foreign keys missing none mix ro)
+all=(shuffle stale crash crash1 behind1 split foreign keys missing none mix ro)
 for s in "${@:-${all[@]}}"; do
   "scenario_$s"
   # Stop this scenario's servers before the next starts; the clean-up
