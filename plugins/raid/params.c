@@ -245,6 +245,23 @@ params_dump (void)
     dump_key (&plugin_params[i].d);
 }
 
+/* The plugin's help for the core keys whose meaning it extends: with
+ * md metadata, level, chunk and copies come from the superblocks
+ * (assemble.c), so level is no longer always required.  The name,
+ * syntax and values stay the core's.
+ */
+static const char *const core_help[RAID_KEY_COUNT] = {
+  [RAID_KEY_LEVEL] = "RAID level: 0 stripes, 1 mirrors every member, 10 "
+  "is md's near layout (also raid0, raid1, raid10).  Required without md "
+  "metadata; with it, from the superblocks, and if given must agree.",
+  [RAID_KEY_CHUNK] = "Chunk (stripe unit) of RAID 0 and 10, a power of "
+  "two from 4K to 64M; default 128K.  With md metadata, from the "
+  "superblocks, and if given must agree.",
+  [RAID_KEY_COPIES] = "RAID 10 near copies of every chunk, 2 to the "
+  "member count; default 2.  With md metadata, from the superblocks, and "
+  "if given must agree.",
+};
+
 /* --help: every key of both tables, in the order a user writes them. */
 static char *help_buf;
 
@@ -279,9 +296,14 @@ params_help_text (void)
 
   if (help_buf)
     return help_buf;
-  for (i = 0; i < RAID_KEY_COUNT; ++i)
-    if (help_add (&len, &raid_keys[i]) == -1)
+  for (i = 0; i < RAID_KEY_COUNT; ++i) {
+    struct raid_key k = raid_keys[i];
+
+    if (core_help[i])
+      k.help = core_help[i];
+    if (help_add (&len, &k) == -1)
       return "(out of memory)";
+  }
   for (i = 0; i < NPLUGIN_PARAMS; ++i)
     if (help_add (&len, &plugin_params[i].d) == -1)
       return "(out of memory)";
