@@ -534,7 +534,7 @@ assemble_md (struct raid_array *a)
                   "serves md's alternate layout only",
                   sb0->feature_map & MDSB_FEATURE_RAID0_LAYOUT
                   ? "original" : "unspecified", sb0->layout);
-    return -1;
+    goto drop;
   }
 
   /* 6. Every chunk keeps a live copy. */
@@ -548,7 +548,7 @@ assemble_md (struct raid_array *a)
       nbdkit_error ("member: the array cannot start: with the members that "
                     "are missing or stale left out, some of its chunks "
                     "have no live copy");
-      return -1;
+      goto drop;
     }
     meta->on = true;
     meta->max_dev = found[fresh].sb.max_dev;
@@ -571,6 +571,11 @@ assemble_md (struct raid_array *a)
                 "superblocks: events %" PRIu64 ", %u of %u members live",
                 uuid_of (sb0).s, name_of (sb0).s, meta->events, nlive, n);
   return 0;
+
+ drop:
+  raid_geom_free (a->geom);
+  a->geom = NULL;
+  return -1;
 }
 
 int
