@@ -370,7 +370,7 @@ le ()
   for (( k = 0; k < n; k++ )); do
     out+=$(printf '\\x%02x' $(( (v >> (8 * k)) & 255 )))
   done
-  printf "$out"
+  printf '%b' "$out"
 }
 
 # crash1.  Mutant killed: fail_member not waiting for the superblock
@@ -639,6 +639,7 @@ scenario_ro ()
   truncate -s 8M "$d/a.img" "$d/b.img"
   create "$d" --level=1 a.img b.img
   sha256sum -- *.img >"$d/before"
+  # shellcheck disable=SC2016 # $uri is nbdkit --run's, not ours
   nbdkit -r -U - "$RAID_PLUGIN" level=1 a.img b.img \
      --run 'nbdcopy "$uri" out.data' 2>"$d/ro.err" ||
     fail "$d" "nbdkit -r failed: $(cat "$d/ro.err")"
