@@ -1058,6 +1058,30 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   return hole;
 }
 
+/* Before start no reader thread drives the handle, so libnbd's own
+ * synchronous read can: the md superblock at config time (metadata.c).
+ */
+static int
+nbdm_read_early (struct member *m, void *buf, uint64_t length,
+                 uint64_t member_offset)
+{
+  struct nbd_priv *np = m->priv;
+
+  if (nbd_pread (np->nbd, buf, length, member_offset, 0) == -1) {
+    errno = nbd_get_errno () ? nbd_get_errno () : EIO;
+    return -1;
+  }
+  return 0;
+}
+
+static void
+nbdm_moved (struct member *m)
+{
+  struct nbd_priv *np = m->priv;
+
+  np->m = m;
+}
+
 const struct member_ops nbd_ops = {
   .name = "nbd",
   /* libnbd takes one buffer per command: member.c bounces runs. */
@@ -1068,4 +1092,6 @@ const struct member_ops nbd_ops = {
   .submit = nbdm_submit,
   .hole = nbdm_hole,
   .close = nbdm_close,
+  .read_early = nbdm_read_early,
+  .moved = nbdm_moved,
 };

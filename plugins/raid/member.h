@@ -168,6 +168,20 @@ struct member_ops {
 
   /* Stop threads, close.  Called at unload. */
   void (*close) (struct member *m);
+
+  /* Read length bytes at member_offset into buf, in the calling thread,
+   * before start: how the md superblocks are read at config time
+   * (metadata.c), when no backend thread runs yet.  Optional where run
+   * works before start (files).  Return 0, or -1 with errno set.
+   */
+  int (*read_early) (struct member *m, void *buf, uint64_t length,
+                     uint64_t member_offset);
+
+  /* The struct member was moved, between open and start (assembly puts
+   * members in the places of their md roles, assemble.c): update any
+   * pointer to it that open kept.  Optional.
+   */
+  void (*moved) (struct member *m);
 };
 
 struct member {
@@ -220,12 +234,24 @@ struct member {
 
 extern const struct member_ops file_ops;
 extern const struct member_ops nbd_ops;
+extern const struct member_ops missing_ops;
 
 /* -D raid.io=1 */
 extern int raid_debug_io;
 
 /* Pick the backend that claims name and open it. */
 extern int member_open (struct member *m);
+
+/* Read synchronously before start (ops->read_early, or ops->run):
+ * returns 0, or -1 with errno set.
+ */
+extern int member_read_early (struct member *m, void *buf, uint64_t length,
+                              uint64_t member_offset);
+
+/* Move an opened member that has not started yet, and has done no I/O
+ * but member_read_early, from *from to *to.
+ */
+extern void member_move (struct member *to, struct member *from);
 
 extern void batch_init (struct member_batch *b, unsigned count);
 extern void batch_wait (struct member_batch *b);

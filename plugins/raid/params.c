@@ -40,6 +40,20 @@ params_io_name (enum file_io_mode m)
   return io_values[m];
 }
 
+static const char *const metadata_values[] = {
+  [METADATA_AUTO] = "auto",
+  [METADATA_1_2] = "1.2",
+  [METADATA_NONE] = "none",
+  NULL
+};
+
+const char *
+params_metadata_name (enum raid_metadata m)
+{
+  return metadata_values[m];
+}
+
+static int parse_metadata (const char *key, const char *value);
 static int parse_io (const char *key, const char *value);
 static int parse_inflight (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
@@ -53,6 +67,15 @@ struct plugin_param {
 };
 
 static struct plugin_param plugin_params[] = {
+  { .d = { .name = "metadata", .syntax = "auto|1.2|none",
+           .values = metadata_values,
+           .help = "The members' md metadata.  auto (the default): if "
+           "every member has an md v1.2 superblock, assemble the array "
+           "from them; if none has md metadata, serve the members "
+           "without any (data from offset 0); refuse a mix.  1.2: "
+           "require the superblocks.  none: no metadata, and refuse "
+           "members that hold md metadata, which it would overwrite." },
+    .parse = parse_metadata },
   { .d = { .name = "io", .syntax = "auto|uring|threads",
            .values = io_values,
            .help = "How file and device members do I/O; default auto "
@@ -67,13 +90,30 @@ static struct plugin_param plugin_params[] = {
            .help = "Write statistics as JSON to PATH at exit and on "
            "SIGUSR1." },
     .parse = parse_stats },
-  { .d = { .name = "member", .syntax = "FILE|DEVICE|URI",
-           .help = "A member, in layout order; give 2 or more.  URI is an "
-           "NBD URI (nbd://, nbd+unix://).  member= may be left out." },
+  { .d = { .name = "member", .syntax = "FILE|DEVICE|URI|missing",
+           .help = "A member; give 2 or more.  URI is an NBD URI (nbd://, "
+           "nbd+unix://).  With md metadata the order does not matter, "
+           "and missing stands for an absent member (RAID 1 and 10); "
+           "without, give them in layout order.  member= may be left "
+           "out." },
     .repeatable = true, .parse = parse_member },
 };
 
 #define NPLUGIN_PARAMS (sizeof plugin_params / sizeof plugin_params[0])
+
+static int
+parse_metadata (const char *key, const char *value)
+{
+  unsigned i;
+
+  for (i = 0; metadata_values[i]; ++i)
+    if (strcmp (value, metadata_values[i]) == 0) {
+      params.metadata = i;
+      return 0;
+    }
+  nbdkit_error ("metadata: '%s' is not one of auto, 1.2, none", value);
+  return -1;
+}
 
 static int
 parse_io (const char *key, const char *value)
@@ -205,6 +245,23 @@ params_dump (void)
     dump_key (&plugin_params[i].d);
 }
 
+/* The plugin's help for the core keys whose meaning it extends: with
+ * md metadata, level, chunk and copies come from the superblocks
+ * (assemble.c), so level is no longer always required.  The name,
+ * syntax and values stay the core's.
+ */
+static const char *const core_help[RAID_KEY_COUNT] = {
+  [RAID_KEY_LEVEL] = "RAID level: 0 stripes, 1 mirrors every member, 10 "
+  "is md's near layout (also raid0, raid1, raid10).  Required without md "
+  "metadata; with it, from the superblocks, and if given must agree.",
+  [RAID_KEY_CHUNK] = "Chunk (stripe unit) of RAID 0 and 10, a power of "
+  "two from 4K to 64M; default 128K.  With md metadata, from the "
+  "superblocks, and if given must agree.",
+  [RAID_KEY_COPIES] = "RAID 10 near copies of every chunk, 2 to the "
+  "member count; default 2.  With md metadata, from the superblocks, and "
+  "if given must agree.",
+};
+
 /* --help: every key of both tables, in the order a user writes them. */
 static char *help_buf;
 
@@ -239,9 +296,14 @@ params_help_text (void)
 
   if (help_buf)
     return help_buf;
-  for (i = 0; i < RAID_KEY_COUNT; ++i)
-    if (help_add (&len, &raid_keys[i]) == -1)
+  for (i = 0; i < RAID_KEY_COUNT; ++i) {
+    struct raid_key k = raid_keys[i];
+
+    if (core_help[i])
+      k.help = core_help[i];
+    if (help_add (&len, &k) == -1)
       return "(out of memory)";
+  }
   for (i = 0; i < NPLUGIN_PARAMS; ++i)
     if (help_add (&len, &plugin_params[i].d) == -1)
       return "(out of memory)";

@@ -27,8 +27,14 @@
  *     -> failed member I/Os are retried on another copy (reads) or fail
  *        their member (writes), by the rules in the man page
  *
+ * Before any of that, at config time, assemble.c makes the array from
+ * its members: from their md v1.2 superblocks, which metadata.c keeps up
+ * to date while the array runs, or, for members without metadata, from
+ * the parameters alone.
+ *
  * The files, one concern each: raid.c the nbdkit callbacks, params.c
- * the parameters, plan.c the planning, request.c the read, write and
+ * the parameters, assemble.c the array from its members, metadata.c
+ * md's superblocks, plan.c the planning, request.c the read, write and
  * repair rules, member*.c the members, stats*.c the statistics,
  * rangelock.c the write ranges.
  *
@@ -55,7 +61,9 @@
 
 #include "raidsim/geometry.h"
 #include "array.h"
+#include "assemble.h"
 #include "member-file.h"
+#include "metadata.h"
 #include "params.h"
 #include "request.h"
 #include "stats-json.h"
@@ -130,14 +138,7 @@ check_alignment (void)
 static int
 raid_config_complete (void)
 {
-  struct raid_geom_params p;
-  uint64_t sizes[RAID_MAX_MEMBERS];
   unsigned i;
-
-  if (raid_settings_check (&params.raid, params.nmembers) == -1) {
-    nbdkit_error ("%s", raid_geom_error ());
-    return -1;
-  }
 
   raid_read_state_init (&array.reads);
   array.policy = params.raid.policy;
@@ -154,33 +155,11 @@ raid_config_complete (void)
   }
   if (check_duplicates () == -1)
     return -1;
-
-  /* A RAID 1 has no chunks, but a mirror smaller than the smallest
-   * chunk is certainly a mistake; the chunk default makes this 128K.
+  /* From the members to the geometry: md metadata or none (assemble.c);
+   * with metadata the members are now in the places of their roles.
    */
-  for (i = 0; i < array.nmembers; ++i) {
-    if (array.members[i].size < params.raid.chunk) {
-      nbdkit_error ("member: %s: %" PRIu64 " bytes is smaller than one "
-                    "chunk (%" PRIu64 ")", array.members[i].name,
-                    array.members[i].size, params.raid.chunk);
-      return -1;
-    }
-    sizes[i] = array.members[i].size;
-  }
-
-  p = (struct raid_geom_params) {
-    .level = params.raid.level,
-    .chunk = params.raid.chunk,
-    .copies = params.raid.copies,
-    .data_offset = 0,
-    .nmembers = array.nmembers,
-    .member_size = sizes,
-  };
-  array.geom = raid_geom_new (&p);
-  if (array.geom == NULL) {
-    nbdkit_error ("%s", raid_geom_error ());
+  if (assemble (&array) == -1)
     return -1;
-  }
   if (check_alignment () == -1)
     return -1;
   stats_init (&array.stats);
@@ -247,6 +226,14 @@ raid_preconnect (int readonly)
                   "read is not rewritten)");
   }
   decided = true;
+  /* md metadata: the superblocks say the array has started (events one
+   * more, and the members left out at assembly out of the role table)
+   * before anything else is written (metadata.c); not under -r.
+   */
+  if (metadata_start (&array) == -1) {
+    pthread_mutex_unlock (&lock);
+    return -1;
+  }
   pthread_mutex_unlock (&lock);
   return 0;
 }
@@ -287,6 +274,7 @@ raid_unload (void)
 
   if (array.geom) {
     struct stats_source src;
+    metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);
     stats_json_stop ();
     if (params.stats_path)

@@ -19,6 +19,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "metadata.h"
 #include "plan.h"
 #include "request.h"
 
@@ -55,8 +56,8 @@ is_redundant (const struct raid_array *a)
  * a->nmembers chunks checks them all; on a RAID 1 every member holds
  * everything, so the first chunk tells.
  */
-static bool
-array_whole (const struct raid_array *a, uint32_t failed)
+bool
+request_array_whole (const struct raid_array *a, uint32_t failed)
 {
   struct raid_piece p;
   uint64_t size = raid_geom_size (a->geom), chunk = raid_geom_chunk (a->geom);
@@ -96,12 +97,14 @@ member_strerror (int err)
  *
  * The check and the failure are one step under fail_lock, so that two
  * members failing at once cannot both pass it.  Returns true if member
- * i has failed (now or before), false if it is kept.
+ * i has failed (now or before), false if it is kept.  This only marks
+ * it failed: fail_member below also records it in the superblocks.
  */
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool
-fail_member (struct raid_array *a, unsigned i, const char *op, int err)
+bool
+request_mark_failed (struct raid_array *a, unsigned i, const char *op,
+                     int err)
 {
   uint32_t failed;
   unsigned live = 0, j;
@@ -112,7 +115,7 @@ fail_member (struct raid_array *a, unsigned i, const char *op, int err)
     pthread_mutex_unlock (&fail_lock);
     return true;
   }
-  if (!array_whole (a, failed | (UINT32_C (1) << i))) {
+  if (!request_array_whole (a, failed | (UINT32_C (1) << i))) {
     pthread_mutex_unlock (&fail_lock);
     nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
                   "of some of the array, so it is kept and the request "
@@ -128,6 +131,25 @@ fail_member (struct raid_array *a, unsigned i, const char *op, int err)
                 "%u of %u members remain", i, a->members[i].name, op,
                 member_strerror (err), live, a->nmembers);
   return true;
+}
+
+/* Fail member i, and record it in the superblocks of the members that
+ * remain before going on (metadata_record), as md does: md_error marks
+ * the superblocks to be written, and md completes no write that left
+ * the member out until md_update_sb has written them, so that a member
+ * that missed an acknowledged write is never trusted after a crash.
+ * Here the request that failed the member waits for the update, and so
+ * does every write that left a failed member out (write_copies).
+ * Returns true if member i has failed and that is recorded (always, on
+ * an array without metadata), false if it is kept (the last copy), or
+ * if the superblocks could not be written: the request then fails.
+ */
+static bool
+fail_member (struct raid_array *a, unsigned i, const char *op, int err)
+{
+  if (!request_mark_failed (a, i, op, err))
+    return false;
+  return metadata_record (a, UINT32_C (1) << i) == 0;
 }
 
 /* Run the member I/Os ios[0..n-1] as one batch and wait for them. */
@@ -334,6 +356,7 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
   struct plan pl;
   struct ioset set;
   struct member_batch batch;
+  uint32_t skipped = 0;         /* failed members this write left out */
   size_t i, r, s;
   int err = 0;
 
@@ -368,6 +391,8 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
     for (k = 0; k < p->ncopies; ++k)
       if (!atomic_load (&a->members[p->copy[k].member].failed))
         ioset_add (&set, i, p, &p->copy[k]);
+      else
+        skipped |= UINT32_C (1) << p->copy[k].member;
   }
   ioset_runs (&set, a->members, op, mflags, op == MOP_WRITE ? (char *) buf : NULL,
               offset, RAID_RUN_MAX_SEGS, &batch);
@@ -414,6 +439,15 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
         err = EIO;
         break;
       }
+  /* The members this write left out missed it: it is acknowledged
+   * only once the superblocks say so (see fail_member).
+   */
+  if (err == 0 && skipped && metadata_record (a, skipped) == -1) {
+    nbdkit_error ("%s: array offset %" PRIu64 ": the superblocks could "
+                  "not record the failed members this write left out",
+                  op_names[op], offset);
+    err = EIO;
+  }
 
   ioset_free (&set);
   plan_free (&pl);
@@ -469,7 +503,7 @@ request_flush (struct raid_array *a)
     else if (!fail_member (a, ios[i].member->index, "flush", ios[i].err))
       err = EIO;
   }
-  if (err == 0 && !array_whole (a, failed_members (a))) {
+  if (err == 0 && !request_array_whole (a, failed_members (a))) {
     nbdkit_error ("flush: too many members failed");
     err = EIO;
   }

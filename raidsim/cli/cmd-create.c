@@ -1,7 +1,7 @@
 /* raidsim create: write md v1.2 superblocks to the members of a new
  * array, as mdadm --create does, so that the members are real md
  * members: mdadm --examine reads them, Linux md assembles them, and the
- * nbdkit raid plugin will assemble them too.
+ * nbdkit raid plugin assembles them too.
  *
  *   raidsim create --level=10 --chunk=64K --name=data a.img b.img c.img d.img
  *
