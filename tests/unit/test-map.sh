@@ -187,6 +187,15 @@ bad member level=0
 bad member level=0 member-size=64K member-size=1M
 bad member level=0 member="$tmp/missing.img" member-size=1M
 bad member-size level=0 member-size=lots member-size=1M
+# Sizes whose sum passes 2^63 - 1 (nbdkit's int64_t) are too large, not
+# an array that wraps to 0 bytes; a RAID 1 of the same members is not.
+bad member level=0 chunk=64K member-size=4194304T member-size=4194304T
+grep -q "too large" "$tmp/err" || fail "RAID 0 past 8 EiB: $(cat "$tmp/err")"
+bad member level=10 chunk=64K member-size=4194304T member-size=4194304T
+if ! "$RAIDSIM" map -q level=1 member-size=8388607T member-size=8388607T \
+     > /dev/null 2> "$tmp/err"; then
+  fail "RAID 1 of two 8388607T members: $(cat "$tmp/err")"
+fi
 bad copies level=10 copies=3 "${two[@]}"
 bad copies level=10 copies=x "${two[@]}"
 bad copies level=1 copies=2 "${two[@]}"
