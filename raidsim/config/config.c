@@ -150,8 +150,9 @@ const struct raidsim_param raidsim_device_common_params[] = {
   { .name = "model", .type = RAIDSIM_PT_STRING, .offset = D (model),
     .help = "Device model; its own keys are listed under it below." },
   { .name = "capacity", .type = RAIDSIM_PT_SIZE, .offset = D (capacity),
-    .def = "1T", .min = RAID_CHUNK_MIN,
-    .help = "Usable size of the drive." },
+    .def = "1T", .min = RAID_CHUNK_MIN, .max = UINT64_C (1) << 60,
+    .help = "Usable size of the drive, at most 1 EiB (an array's size, "
+    "all its members' capacity added up, must stay below 8 EiB)." },
   RAIDSIM_PARAM_END,
 };
 #undef D

@@ -68,6 +68,12 @@ START_TEST (device_errors)
   expect_error (raidsim_device_config_load, p, 3,
                 "latency: 11s is above the maximum, 10s");
 
+  /* A capacity the array's 64-bit size could not hold (issue 15). */
+  p = sim_test_file ("bad.ini", "[device]\nmodel = fixed\n"
+                     "capacity = 2000000T\n");
+  expect_error (raidsim_device_config_load, p, 3,
+                "capacity: 2000000T is above the maximum, 1048576T");
+
   p = sim_test_file ("bad.ini", "[device]\nmodel = fixed\nlatency = 5us\n"
                      "# again\nlatency = 6us\n");
   expect_error (raidsim_device_config_load, p, 5,
