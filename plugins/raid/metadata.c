@@ -168,17 +168,6 @@ writable (const struct raid_array *a)
   return true;
 }
 
-static uint32_t
-failed_mask (const struct raid_array *a)
-{
-  uint32_t failed = 0;
-  unsigned i;
-
-  for (i = 0; i < a->nmembers; ++i)
-    if (atomic_load (&a->members[i].failed))
-      failed |= UINT32_C (1) << i;
-  return failed;
-}
 
 /* Run ios[0..n-1] as one batch and wait for them. */
 static void
@@ -208,7 +197,7 @@ update_locked (struct raid_array *a, const char *why)
     uint8_t *bufs[RAID_MAX_MEMBERS];
     unsigned role[RAID_MAX_MEMBERS];
     uint16_t roles[MDSB_MAX_DEV_LIMIT];
-    uint32_t failed = failed_mask (a);
+    uint32_t failed = failed_members (a);
     uint64_t events = meta->events + 1;
     uint64_t now = time (NULL);
     unsigned r, n = 0, nbad = 0;

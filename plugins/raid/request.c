@@ -29,7 +29,7 @@ const char *const op_names[MOP_COUNT] = {
 };
 
 /* The members that have failed, as a bitmask for plan_choose. */
-static uint32_t
+uint32_t
 failed_members (const struct raid_array *a)
 {
   uint32_t failed = 0;

@@ -36,6 +36,9 @@ extern bool request_array_whole (const struct raid_array *a,
 extern bool request_mark_failed (struct raid_array *a, unsigned i,
                                  const char *op, int err);
 
+/* The members that have failed, bit i for member i. */
+extern uint32_t failed_members (const struct raid_array *a);
+
 /* *npieces is set to the pieces the geometry cut the request into. */
 extern int request_read (struct raid_array *a, char *buf, uint64_t count,
                          uint64_t offset, size_t *npieces);

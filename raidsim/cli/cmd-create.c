@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +41,7 @@
 #include "raidsim/mdsb.h"
 #include "raidsim/raidkeys.h"
 #include "cmd.h"
+#include "options.h"
 #include "md-member.h"
 
 #define CMD PROGRAM_NAME " create"
@@ -143,17 +143,8 @@ usage (FILE *fp)
   }
 }
 
-static void __attribute__ ((format (printf, 1, 2)))
-error (const char *fs, ...)
-{
-  va_list args;
-
-  fprintf (stderr, "%s: ", CMD);
-  va_start (args, fs);
-  vfprintf (stderr, fs, args);
-  va_end (args);
-  fputc ('\n', stderr);
-}
+/* One line, "raidsim CMD: message", as every command says it. */
+#define error(...) cli_error (CMD, __VA_ARGS__)
 
 static int
 check_name (const char *name)

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +39,7 @@
 #include "raidsim/geometry.h"
 #include "raidsim/raidkeys.h"
 #include "cmd.h"
+#include "options.h"
 
 #define CMD PROGRAM_NAME " map"
 
@@ -121,17 +121,8 @@ usage (FILE *fp)
            "  -h, --help           show this help\n");
 }
 
-static void __attribute__ ((format (printf, 1, 2)))
-error (const char *fs, ...)
-{
-  va_list args;
-
-  fprintf (stderr, "%s: ", CMD);
-  va_start (args, fs);
-  vfprintf (stderr, fs, args);
-  va_end (args);
-  fputc ('\n', stderr);
-}
+/* One line, "raidsim CMD: message", as every command says it. */
+#define error(...) cli_error (CMD, __VA_ARGS__)
 
 /* A member's size: a regular file's length or a block device's size. */
 static int
@@ -418,8 +409,7 @@ cmd_map (int argc, char **argv)
    * keep their order however they are given.
    */
   optind = 1;
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, "-hq", long_options, &idx)) != -1) {
+  while ((c = getopt_long (argc, argv, "-:hq", long_options, &idx)) != -1) {
     switch (c) {
     case 'h':
       usage (stdout);
@@ -461,11 +451,8 @@ cmd_map (int argc, char **argv)
         goto out;
       break;
     }
-    case ':':
-      error ("%s: needs a value", argv[optind - 1]);
-      goto out;
     default:
-      error ("%s: unknown option; see '%s --help'", argv[optind - 1], CMD);
+      cli_bad_option (CMD, c, argv);
       goto out;
     }
   }

@@ -1,6 +1,7 @@
 /* raidsim: the options several commands share (see options.h). */
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,4 +67,16 @@ cli_bad_option (const char *cmd, int c, char *const *argv)
   else
     fprintf (stderr, "%s: %s: unknown option; see '%s --help'\n", cmd,
              word, cmd);
+}
+
+void
+cli_error (const char *cmd, const char *fs, ...)
+{
+  va_list args;
+
+  fprintf (stderr, "%s: ", cmd);
+  va_start (args, fs);
+  vfprintf (stderr, fs, args);
+  va_end (args);
+  fputc ('\n', stderr);
 }

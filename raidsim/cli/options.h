@@ -35,4 +35,8 @@ extern int cli_workers (const char *cmd, const char *arg,
  */
 extern void cli_bad_option (const char *cmd, int c, char *const *argv);
 
+/* Any other bad input: "CMD: message" on one line of stderr. */
+extern void cli_error (const char *cmd, const char *fs, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 #endif /* RAIDSIM_CLI_OPTIONS_H */

@@ -107,6 +107,8 @@
 #include <string.h>
 
 #include "raidsim/mdsb.h"
+#include "raidsim/geometry.h"
+#include "geometry-error.h"
 
 /* Byte offsets of the fields in the encoded superblock (md_p.h's struct
  * mdp_superblock_1).  tests/unit/test-mdsb.c checks each against the
@@ -157,22 +159,13 @@ enum {
 /* The kernel refuses a data_size smaller than this. */
 #define MIN_DATA_SIZE 10
 
-static __thread char errbuf[256];
-
-static void __attribute__ ((format (printf, 1, 2)))
-set_error (const char *fs, ...)
-{
-  va_list args;
-
-  va_start (args, fs);
-  vsnprintf (errbuf, sizeof errbuf, fs, args);
-  va_end (args);
-}
+/* Errors go to the core's one per-thread message (geometry-error.h). */
+#define set_error raid_set_error
 
 const char *
 mdsb_error (void)
 {
-  return errbuf;
+  return raid_geom_error ();
 }
 
 static void
