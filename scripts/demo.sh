@@ -244,10 +244,10 @@ show_file ()
       # The last block of a file may be partly beyond its end.
       local cmplen=$piece_len
       [ $(( foff + cmplen )) -le "$size" ] || cmplen=$(( size - foff ))
-      if cmp -s <(dd if="${members[$member]}" iflag=skip_bytes,count_bytes \
-                     skip="$moff" count="$cmplen" status=none) \
-                <(dd if="$out/$f" iflag=skip_bytes,count_bytes \
-                     skip="$foff" count="$cmplen" status=none); then
+      # cmp's own skip and count, not dd into process substitutions
+      # that cmp may stop reading.
+      if cmp -s -i "$moff:$foff" -n "$cmplen" "${members[$member]}" \
+             "$out/$f"; then
         verdict="same bytes as the file"
       else
         verdict="DIFFERENT from the file"

@@ -121,11 +121,11 @@ scenario_w ()
   fi
   injected "$d" pwrite ||
     die "W, RAID $level: no write ever failed on member 0"
-  if ! grep -i 'failed' "$d/nbdkit.log" | grep -qi 'degraded'; then
+  if ! grep -q 'member 0 (.*) failed on .*; array is degraded' "$d/nbdkit.log"; then
     cat "$d/nbdkit.log"
     die "W, RAID $level: the plugin did not log member 0 as failed/degraded"
   fi
-  say "plugin log: $(grep -i 'degraded' "$d/nbdkit.log" | head -n 1)"
+  say "plugin log: $(grep -m 1 -i 'degraded' "$d/nbdkit.log")"
 
   nbdcopy "$(uri "$d/sock")" "$d/out.img"
   truncate -s "$(stat -c %s "$data")" "$d/out.img"
@@ -177,7 +177,7 @@ scenario_r ()
   truncate -s "$(stat -c %s "$data")" "$d/out.img"
   cmp "$data" "$d/out.img" ||
     die "R, RAID $level: the array reads back different data"
-  grep -i 'member' "$d/nbdkit.log" | head -n 3 | sed "s|^|$RAIDSIM_PROG:   plugin log: |"
+  grep -m 3 -i 'member' "$d/nbdkit.log" | sed "s|^|$RAIDSIM_PROG:   plugin log: |"
   stop_pid "$SERVE_PID"
   check_survivors "$d" "$level" "$n" "$data"
   fuse_detach "$d/bad" "$FUSE_PID"

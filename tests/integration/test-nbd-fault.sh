@@ -119,14 +119,14 @@ kill_victim ()
 logged_failed ()
 {
   local d=$1
-  if ! grep 'member 0 (nbd://' "$d/nbdkit.log" | grep 'failed' |
-       grep -q 'degraded'; then
+  if ! grep -q 'member 0 (nbd://.*) failed on .*; array is degraded' \
+       "$d/nbdkit.log"; then
     cat "$d/nbdkit.log"
     die "the plugin did not log member 0 as failed/degraded"
   fi
   grep -q 'member 0 (nbd://.*NBD connection is lost' "$d/nbdkit.log" ||
     die "the plugin did not log that member 0's NBD connection was lost"
-  grep -E 'member 0 .*(failed|lost)' "$d/nbdkit.log" | head -n 2 |
+  grep -m 2 -E 'member 0 .*(failed|lost)' "$d/nbdkit.log" |
     sed "s|^|$RAIDSIM_PROG:   plugin log: |"
 }
 
