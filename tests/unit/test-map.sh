@@ -134,8 +134,9 @@ expect "RAID 10, --runs=first" \
   member-size=12K 0+12K
 
 # The summary states the array size: 1M + 512K.
-if "$RAIDSIM" map level=0 member="$tmp/a.img" member="$tmp/b.img" |
-   grep -q '^# array size 1572864 bytes, 2 zones$'; then
+if "$RAIDSIM" map level=0 member="$tmp/a.img" member="$tmp/b.img" \
+     > "$tmp/summary.out" &&
+   grep -q '^# array size 1572864 bytes, 2 zones$' "$tmp/summary.out"; then
   echo "ok: summary"
 else
   fail "summary does not say '# array size 1572864 bytes, 2 zones'"
