@@ -382,8 +382,7 @@ START_TEST (sweep_parallel_equals_serial)
     free (two);
   }
   /* More workers than runs, and a preset. */
-  sw.vary = RAIDSIM_VARY_NONE;
-  sw.nvalues = 0;
+  sw.nvary = 0;
   sw.workload = "winsat-disk";
   sw.workers = 1;
   one = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
@@ -415,10 +414,11 @@ START_TEST (sweep_members_closed_form)
   ck_assert_uint_eq (res.npoints, 3);
   for (i = 0; i < 3; ++i)
     ck_assert_rel (res.points[i].iops[RAIDSIM_READ],
-                   sw.values[i] * 10000.0);
+                   sw.vary[0].values[i] * 10000.0);
   raidsim_sweep_result_free (&res);
 
   /* A value the geometry refuses is an error naming the run. */
+  sw.nvary = 0;
   ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "level=10,single"), 0);
   ck_assert_int_eq (raidsim_sweep_run (&sw, &res), -1);
   ck_assert_ptr_nonnull (strstr (raidsim_error (), "level=single"));

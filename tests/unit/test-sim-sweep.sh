@@ -1,0 +1,120 @@
+#!/bin/bash
+# raidsim tests: sweeps over several keys at once (issue 15, item 5).
+# Several --vary make a grid, every combination, the first key changing
+# slowest; the same key twice is refused; CSV, JSON and the table get a
+# column per varied key.  The figures are worked by hand on an array
+# built for it: fixed-latency drives (100 us, one request at a time)
+# behind a controller with no overhead, 4 KiB chunks, sequential 4 KiB
+# reads.  Such reads visit the members in turn, so at queue depth QD
+# min(QD, members) drives are always busy: min(QD, members) x 10,000
+# IOPS exactly.
+#
+# Run: meson test -C build sim-sweep
+#  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/unit/test-sim-sweep.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+RAIDSIM=${RAIDSIM:-$here/../../build/raidsim/raidsim}
+SRCDIR=${SRCDIR:-$here/../..}
+[ -x "$RAIDSIM" ] || { echo "test-sim-sweep.sh: $RAIDSIM is not built"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
+ok () { echo "ok: $*"; }
+
+# expect_error WANT ARGS...: raidsim ARGS fails with status 1 and prints
+# exactly the one line WANT on stderr.
+expect_error ()
+{
+  local want=$1 status=0
+  shift
+  "$RAIDSIM" "$@" > /dev/null 2> "$tmp/err" || status=$?
+  if [ "$status" = 1 ] && [ "$(cat "$tmp/err")" = "$want" ]; then
+    ok "$*: $want"
+  else
+    fail "$*: exit $status, got: $(cat "$tmp/err")"
+  fi
+}
+
+cat > "$tmp/d.ini" <<'EOI'
+[device]
+model = fixed
+capacity = 1G
+latency = 100us
+parallelism = 1
+EOI
+printf '[controller]\nmodel = generic\n' > "$tmp/c.ini"
+printf '[array]\nlevel = 0\nmembers = 2\nchunk = 4K\ndevice = d.ini\ncontroller = c.ini\n' \
+  > "$tmp/a.ini"
+printf '[s]\nrw=read\nbs=4k\nnumber_ios=4000\n' > "$tmp/s.fio"
+printf '[r]\nrw=randread\nbs=4k\nnumber_ios=4000\n' > "$tmp/r.fio"
+
+# ---- a grid ----
+# Mutants killed: a second --vary replacing the first (2 rows, not 4);
+# the last key changing slowest (rows 2,1 and 4,1 swapped); the qd of a
+# grid not reaching the jobs (every row 10000).
+"$RAIDSIM" sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary members=2,4 \
+  --vary qd=1,8 --format csv > "$tmp/grid.csv"
+got=$(cut -d, -f1-3,7,10 "$tmp/grid.csv")
+want='array,members,qd,iodepth,read_iops
+a,2,1,1,10000.000000
+a,2,8,8,20000.000000
+a,4,1,1,10000.000000
+a,4,8,8,40000.000000'
+if [ "$got" = "$want" ]; then
+  ok "2x2 grid: 4 rows, members slowest, min(QD, members) x 10,000 IOPS"
+else
+  fail "2x2 grid:"$'\n'"$got"$'\n'"wanted:"$'\n'"$want"
+fi
+
+# The table has the same rows, a column per key.
+"$RAIDSIM" sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary members=2,4 \
+  --vary qd=1,8 > "$tmp/grid.txt"
+if [ "$(awk 'NR == 1 { print $2, $3 } NR > 1 { print $2, $3, $8 }' "$tmp/grid.txt")" = \
+     "members qd
+2 1 10000.0
+2 8 20000.0
+4 1 10000.0
+4 8 40000.0" ]; then
+  ok "table: a column per key"
+else
+  fail "table:"$'\n'"$(cat "$tmp/grid.txt")"
+fi
+
+# JSON: the keys in order, each key's values, and a member per key in
+# every point.
+"$RAIDSIM" sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary members=2,4 \
+  --vary level=0,1 --format json > "$tmp/grid.json"
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["vary"], d["values"])
+for p in d["points"]:
+    print(p["members"], p["level"])' "$tmp/grid.json" 2>&1)
+want="['members', 'level'] {'members': ['2', '4'], 'level': ['0', '1']}
+2 0
+2 1
+4 0
+4 1"
+if [ "$got" = "$want" ]; then
+  ok "json: keys, values and a member per key"
+else
+  fail "json:"$'\n'"$got"
+fi
+
+# Several arrays: each array's whole grid in turn.
+n=$("$RAIDSIM" sweep "$tmp/a.ini" "$tmp/a.ini" --workload "$tmp/s.fio" \
+      --vary members=2,4 --vary qd=1,2,4 --format csv | tail -n +2 | wc -l)
+[ "$n" = 12 ] && ok "2 arrays x 2 x 3: 12 rows" || fail "2 arrays x 2 x 3: $n rows"
+
+# The same key twice is refused, not silently replaced.
+expect_error "raidsim sweep: --vary: qd: given twice; put all its values in one list (qd=A,B,C)" \
+  sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary qd=1,2 --vary qd=4
+
+# A run the grid makes impossible names every key's value.
+expect_error "raidsim sweep: $tmp/a.ini with level=1 members=1: member: RAID 1 needs at least 2 members, got 1" \
+  sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary level=1 --vary members=1 --workers 1
+
+[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
