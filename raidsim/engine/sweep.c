@@ -578,6 +578,58 @@ run_parallel (const struct raidsim_sweep *sw, unsigned workers,
   return ret;
 }
 
+/* A varied key that means nothing for every level an array runs at
+ * (its own, or the varied levels) would print identical rows: refused
+ * before any run.  With level varied too, the key need only mean
+ * something for one of the levels (chunk against level=0,1).
+ */
+static int
+check_meaningful (const struct raidsim_sweep *sw)
+{
+  const struct raidsim_vary_axis *levels = NULL;
+  unsigned a, k, i;
+
+  for (k = 0; k < sw->nvary; ++k)
+    if (sw->vary[k].key == RAIDSIM_VARY_LEVEL)
+      levels = &sw->vary[k];
+  for (a = 0; a < sw->narrays; ++a)
+    for (k = 0; k < sw->nvary; ++k) {
+      const char *key = vary_names[sw->vary[k].key], *why = NULL;
+      struct raidsim_array_config *ac;
+      char level[32];
+      int lv = 0;
+
+      if (sw->vary[k].key != RAIDSIM_VARY_CHUNK)
+        continue;
+      if (levels == NULL) {
+        if ((ac = raidsim_array_config_load_from (sw->files, sw->arrays[a]))
+            == NULL)
+          return -1;
+        lv = ac->level;
+        raidsim_array_config_free (ac);
+        why = raidsim_array_key_unused (lv, key);
+      }
+      else
+        for (i = 0, why = ""; i < levels->nvalues && why; ++i) {
+          lv = (int) (int64_t) levels->values[i];
+          why = raidsim_array_key_unused (lv, key);
+        }
+      if (why == NULL)
+        continue;
+      if (levels && levels->nvalues > 1) {
+        raidsim_set_error ("%s: --vary %s: means nothing for any of the "
+                           "levels varied", sw->arrays[a], key);
+        return -1;
+      }
+      format_value (RAIDSIM_VARY_LEVEL, (uint64_t) (int64_t) lv, level,
+                    sizeof level);
+      raidsim_set_error ("%s: --vary %s: means nothing for level %s (%s)",
+                         sw->arrays[a], key, level, why);
+      return -1;
+    }
+  return 0;
+}
+
 int
 raidsim_sweep_run (const struct raidsim_sweep *sw,
                    struct raidsim_sweep_result *res)
@@ -592,6 +644,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
     raidsim_set_error ("sweep: no array");
     return -1;
   }
+  if (check_meaningful (sw) == -1)
+    return -1;
   slots = calloc (total, sizeof *slots);
   if (slots == NULL) {
     raidsim_set_error ("sweep: %s", strerror (ENOMEM));

@@ -117,4 +117,63 @@ expect_error "raidsim sweep: --vary: qd: given twice; put all its values in one 
 expect_error "raidsim sweep: $tmp/a.ini with level=1 members=1: member: RAID 1 needs at least 2 members, got 1" \
   sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary level=1 --vary members=1 --workers 1
 
+# ---- keys that mean nothing for the level ----
+# An array file that sets one is refused at the key's line, by
+# `raidsim config` and by every command that loads it.  Mutants killed:
+# the loader's check removed (exit 0); copies judged meaningful on
+# RAID 0; the same test's RAID 10 file refused (a check too wide).
+# array_file NAME LEVEL KEY=VALUE: an array of two (four for RAID 10)
+# of the test's drives, with the key on line 4.
+array_file ()
+{
+  local members=2
+  [ "$2" = 10 ] && members=4
+  printf '[array]\nlevel = %s\nmembers = %s\n%b\ndevice = d.ini\ncontroller = c.ini\n' \
+    "$2" "$members" "$3" > "$tmp/$1.ini"
+}
+array_file r1-chunk 1 "chunk = 64K"
+array_file r0-copies 0 "copies = 2"
+array_file r1-copies 1 "copies = 2"
+array_file r0-policy 0 "read_policy = round-robin"
+array_file single-chunk single "chunk = 64K"
+array_file r10-all 10 "chunk = 64K\ncopies = 2\nread-policy = round-robin"
+expect_error "raidsim config: $tmp/r1-chunk.ini:4: chunk: means nothing for level 1 (a mirror has no stripes; every member holds the whole array); remove it" \
+  config "$tmp/r1-chunk.ini"
+expect_error "raidsim config: $tmp/r0-copies.ini:4: copies: means nothing for level 0 (RAID 0 keeps one copy); remove it" \
+  config "$tmp/r0-copies.ini"
+expect_error "raidsim config: $tmp/r1-copies.ini:4: copies: means nothing for level 1 (a mirror has one copy per member); remove it" \
+  config "$tmp/r1-copies.ini"
+expect_error "raidsim config: $tmp/r0-policy.ini:4: read-policy: means nothing for level 0 (there is one copy to read); remove it" \
+  config "$tmp/r0-policy.ini"
+expect_error "raidsim config: $tmp/single-chunk.ini:4: chunk: means nothing for level single (one drive has no stripes); remove it" \
+  config "$tmp/single-chunk.ini"
+expect_error "raidsim run: $tmp/r1-chunk.ini:4: chunk: means nothing for level 1 (a mirror has no stripes; every member holds the whole array); remove it" \
+  run "$tmp/r1-chunk.ini" --workload "$tmp/s.fio"
+if "$RAIDSIM" config "$tmp/r10-all.ini" > /dev/null 2> "$tmp/err"; then
+  ok "RAID 10 takes chunk, copies and read-policy"
+else
+  fail "RAID 10 refused: $(cat "$tmp/err")"
+fi
+# Every shipped array still loads.
+for a in "$SRCDIR"/configs/arrays/*.ini; do
+  "$RAIDSIM" config "$a" > /dev/null 2> "$tmp/err" ||
+    fail "$(basename "$a"): $(cat "$tmp/err")"
+done
+
+# A sweep of a key that means nothing for the array's level would print
+# identical rows: refused before any run.  With the level varied too,
+# the key need only mean something at one of the levels.  Mutant
+# killed: check_meaningful () skipped (the chunk sweep of RAID 1 runs).
+array_file r1 1 ""
+expect_error "raidsim sweep: $tmp/r1.ini: --vary chunk: means nothing for level 1 (a mirror has no stripes; every member holds the whole array)" \
+  sweep "$tmp/r1.ini" --workload "$tmp/r.fio" --vary chunk=16K,1M
+expect_error "raidsim sweep: $tmp/r1.ini: --vary chunk: means nothing for any of the levels varied" \
+  sweep "$tmp/r1.ini" --workload "$tmp/r.fio" --vary chunk=16K,1M --vary level=1,single
+if "$RAIDSIM" sweep "$tmp/r1.ini" --workload "$tmp/r.fio" --vary level=0,1 \
+     --vary chunk=16K,1M --format csv > /dev/null 2> "$tmp/err"; then
+  ok "chunk against level=0,1 runs"
+else
+  fail "chunk against level=0,1: $(cat "$tmp/err")"
+fi
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
