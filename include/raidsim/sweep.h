@@ -59,6 +59,11 @@ struct raidsim_sweep {
                                  * RAIDSIM_SWEEP_MAX_WORKERS; 0: the
                                  * online CPUs */
   bool progress;                /* a progress bar on stderr */
+  /* The jobs' iodepth (or the varied qd) is per member: each run's
+   * jobs get it times the run's member count, so a member-count sweep
+   * keeps every drive's queue depth, not the total.
+   */
+  bool qd_per_member;
 };
 
 /* One job of one run: what a sweep reports and `raidsim plot` draws. */

@@ -278,9 +278,13 @@ run_one (const struct raidsim_sweep *sw, unsigned run,
   jf = raidsim_workload_load (sw->workload, raidsim_array_config_size (ac));
   if (jf == NULL)
     goto out;
-  if (qd)
+  if (qd || sw->qd_per_member)
     for (i = 0; i < jf->njobs; ++i) {
-      jf->jobs[i].iodepth = qd;
+      uint64_t depth = qd ? qd : jf->jobs[i].iodepth;
+
+      if (sw->qd_per_member)
+        depth *= ac->members;
+      jf->jobs[i].iodepth = depth;
       jf->jobs[i].opt_line[RAIDSIM_FIO_IODEPTH] = jf->jobs[i].line;
     }
   if ((s = raidsim_sim_new (ac, jf, sw->seed)) == NULL ||

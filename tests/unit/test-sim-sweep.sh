@@ -176,4 +176,44 @@ else
   fail "chunk against level=0,1: $(cat "$tmp/err")"
 fi
 
+# ---- --qd-per-member ----
+# Drives that serve 32 requests at once, 100 us each: with no more than
+# 32 in flight nothing waits, so QD requests give QD x 10,000 IOPS.  One
+# such member at QD 4 gives 40,000; RAID 0 of N members at 4 per member
+# (QD 4N) gives N x 40,000 for random reads, exactly: 80, 160, 320
+# thousand for 2, 4, 8.  Without the option the total QD stays 4 and the
+# sweep sits flat at 40,000, the issue's "random reads stop scaling".
+# Mutants killed: the depth not multiplied (flat 40,000); multiplied by
+# the file's member count instead of the run's (flat 80,000).
+sed 's/parallelism = 1/parallelism = 32/' "$tmp/d.ini" > "$tmp/d32.ini"
+sed 's/d\.ini/d32.ini/' "$tmp/a.ini" > "$tmp/a32.ini"
+printf '[r]\nrw=randread\nbs=4k\niodepth=4\nnumber_ios=4000\n' > "$tmp/r4.fio"
+got=$("$RAIDSIM" sweep "$tmp/a32.ini" --workload "$tmp/r4.fio" \
+        --vary members=2,4,8 --qd-per-member --format csv | cut -d, -f2,6,9)
+want='members,iodepth,read_iops
+2,8,80000.000000
+4,16,160000.000000
+8,32,320000.000000'
+[ "$got" = "$want" ] && ok "--qd-per-member: N x 40,000 IOPS" ||
+  fail "--qd-per-member:"$'\n'"$got"
+got=$("$RAIDSIM" sweep "$tmp/a32.ini" --workload "$tmp/r4.fio" \
+        --vary members=2,4,8 --format csv | cut -d, -f2,6,9)
+want='members,iodepth,read_iops
+2,4,40000.000000
+4,4,40000.000000
+8,4,40000.000000'
+[ "$got" = "$want" ] && ok "without it: the total QD 4, flat 40,000 IOPS" ||
+  fail "without --qd-per-member:"$'\n'"$got"
+# With qd varied too, qd= is the depth per member.
+got=$("$RAIDSIM" sweep "$tmp/a32.ini" --workload "$tmp/r4.fio" \
+        --vary members=2,4 --vary qd=1,2 --qd-per-member --format csv |
+      cut -d, -f2,3,7)
+want='members,qd,iodepth
+2,1,2
+2,2,4
+4,1,4
+4,2,8'
+[ "$got" = "$want" ] && ok "--qd-per-member with qd=: per member" ||
+  fail "--qd-per-member with qd=:"$'\n'"$got"
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
