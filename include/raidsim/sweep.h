@@ -109,4 +109,10 @@ extern int raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
 
 extern const char *raidsim_vary_name (int vary);
 
+/* name with the queue depth it carries ("4k-qd32-read", cdm8's
+ * "RND4K-Q32T1-read") set to depth; a name that carries none is copied.
+ */
+extern void raidsim_sweep_job_name (const char *name, uint64_t depth,
+                                    char *buf, size_t len);
+
 #endif /* RAIDSIM_SWEEP_H */

@@ -9,6 +9,7 @@
  * program on the same machine, so the records need no encoding).
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -231,6 +232,44 @@ set_str (char *dst, size_t size, const char *src)
   dst[n] = '\0';
 }
 
+/* A job's name at another queue depth: the queue depth a name carries,
+ * "qd32" (fio's and cdm3's "4k-qd32-read") or "Q32T1" (cdm8's), at the
+ * start of a word, becomes depth, so a run at QD 2 is not reported as
+ * "4k-qd32-read".  A name that carries none is kept.
+ */
+void
+raidsim_sweep_job_name (const char *name, uint64_t depth, char *buf,
+                        size_t len)
+{
+  const char *s = name, *digits = NULL, *end = NULL;
+
+  for (; *s && digits == NULL; ++s) {
+    const char *d;
+
+    if (s != name && (isalnum ((unsigned char) s[-1])))
+      continue;
+    if (s[0] != 'q' && s[0] != 'Q')
+      continue;
+    d = s + 1;
+    if (*d == 'd' || *d == 'D')
+      d++;
+    if (!isdigit ((unsigned char) *d))
+      continue;
+    end = d;
+    while (isdigit ((unsigned char) *end))
+      end++;
+    /* qd32 ends the word; cdm8's Q32 is followed by T1. */
+    if (*end == '\0' || !isalnum ((unsigned char) *end) ||
+        ((*end == 'T' || *end == 't') && d == s + 1))
+      digits = d;
+  }
+  if (digits == NULL)
+    snprintf (buf, len, "%s", name);
+  else
+    snprintf (buf, len, "%.*s%" PRIu64 "%s", (int) (digits - name), name,
+              depth, end);
+}
+
 /* One run: its points in *pts (malloc'd).  Returns 0 or -1 with
  * raidsim_error () set.
  */
@@ -305,7 +344,15 @@ run_one (const struct raidsim_sweep *sw, unsigned run,
     if (r->job->hidden)
       continue;
     set_str (p->array, sizeof p->array, ac->name);
-    set_str (p->job, sizeof p->job, r->job->name);
+    if (qd || sw->qd_per_member) {
+      char name[sizeof p->job + 32];
+
+      raidsim_sweep_job_name (r->job->name, r->job->iodepth, name,
+                              sizeof name);
+      set_str (p->job, sizeof p->job, name);
+    }
+    else
+      set_str (p->job, sizeof p->job, r->job->name);
     p->nvary = sw->nvary;
     for (k = 0; k < sw->nvary; ++k) {
       p->vary[k] = sw->vary[k].key;

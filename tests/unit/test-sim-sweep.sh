@@ -216,4 +216,20 @@ want='members,qd,iodepth
 [ "$got" = "$want" ] && ok "--qd-per-member with qd=: per member" ||
   fail "--qd-per-member with qd=:"$'\n'"$got"
 
+# ---- job names follow the varied queue depth ----
+# cdm3's "4k-qd32-read" run at QD 2 is reported as "4k-qd2-read".
+# Mutant killed: names not renamed.
+printf '[r]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios=400\n[r-4k-qd32]\nrw=randread\nbs=4k\niodepth=32\nnumber_ios=400\n' \
+  > "$tmp/named.fio"
+got=$("$RAIDSIM" sweep "$tmp/a32.ini" --workload "$tmp/named.fio" --vary qd=2 \
+        --format csv | cut -d, -f2,3,6)
+want='qd,job,iodepth
+2,r,2
+2,r-4k-qd2,2'
+[ "$got" = "$want" ] && ok "job names follow qd=" || fail "job names:"$'\n'"$got"
+got=$("$RAIDSIM" sweep "$tmp/a32.ini" --workload "$tmp/named.fio" \
+        --vary members=4 --qd-per-member --format csv | cut -d, -f3,6 | tail -1)
+[ "$got" = "r-4k-qd128,128" ] && ok "job names follow --qd-per-member" ||
+  fail "job name with --qd-per-member: $got"
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
