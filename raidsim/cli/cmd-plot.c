@@ -754,8 +754,10 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
       }
       fprintf (fp, "plot ");
       for (l = 0; l < nlines; ++l) {
-        fprintf (fp, "%s$p%zul%zu using 1:2 pointtype 7 linecolor %zu "
-                 "title ", l ? ", " : "", p, l, l + 1);
+        /* Levels are categories: no line joins RAID 0 to RAID 1. */
+        fprintf (fp, "%s$p%zul%zu using 1:2%s pointtype 7 linecolor %zu "
+                 "title ", l ? ", " : "", p, l,
+                 level ? " with points pointsize 1.5" : "", l + 1);
         gp_string (fp, line[l]);
       }
       for (a = 0; a < npa; ++a) {
@@ -909,6 +911,7 @@ cmd_plot (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *out = NULL, *title = NULL, *in, *gnuplot, *points = NULL;
+  char auto_title[256] = "";
   enum metric m = METRIC_AUTO;
   bool script = false, svg, bars = false, log_y = false, by_case = false;
   struct rows rs = { 0 };
@@ -1031,6 +1034,21 @@ cmd_plot (int argc, char **argv)
     if (read_points (points, &pts) == -1 ||
         check_points (&rs, &pts, points) == -1)
       goto err;
+  }
+  /* The title names what is drawn: the arrays, not the CSV's path. */
+  if (title == NULL && !bars) {
+    size_t i, j, len = 0;
+
+    for (i = 0; i < rs.n && len + 1 < sizeof auto_title; ++i) {
+      bool seen = false;
+
+      for (j = 0; j < i && !seen; ++j)
+        seen = strcmp (rs.r[j].array, rs.r[i].array) == 0;
+      if (!seen)
+        len += snprintf (auto_title + len, sizeof auto_title - len, "%s%s",
+                         len ? ", " : "", rs.r[i].array);
+    }
+    title = auto_title;
   }
   if (title == NULL)
     title = in;
