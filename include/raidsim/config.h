@@ -110,6 +110,13 @@ extern struct raidsim_array_config *
 raidsim_array_config_load_from (const struct raidsim_embedded *files,
                                 const char *path);
 
+/* Why an [array] key means nothing for a level (a RAIDSIM_LEVEL_SINGLE
+ * or raid_level): chunk on single and RAID 1, copies on all but RAID 10,
+ * read-policy on single and RAID 0.  NULL when it has a meaning.  Array
+ * files and sweeps refuse such keys.
+ */
+extern const char *raidsim_array_key_unused (int level, const char *key);
+
 /* Set one key of a loaded array file, as `raidsim run --set KEY=VALUE`
  * does: any [array] key but those that name files (device, controller)
  * or need more of them (members), checked as the file's own keys are.

@@ -63,8 +63,9 @@ enum metric { METRIC_AUTO, METRIC_IOPS, METRIC_MBPS };
 struct row {
   char array[64];
   char job[64];
-  char vary[16];
-  char value[32];
+  unsigned nvary;               /* the varied keys, as the sweep gave them */
+  char vary[4][16];
+  char value[4][32];
   int rw;
   uint64_t bs, iodepth;
   double iops[2], bw[2];
@@ -180,22 +181,45 @@ rw_of (const char *name)
 
 /* ---- reading CSV ---- */
 
+static bool
+is_vary_key (const char *name)
+{
+  return strcmp (name, "qd") == 0 || strcmp (name, "chunk") == 0 ||
+    strcmp (name, "members") == 0 || strcmp (name, "level") == 0;
+}
+
 /* The rows of a sweep's CSV, after its header. */
 static int
 read_sweep_csv (struct raidsim_csv *c, const struct raidsim_csv_row *header,
                 struct rows *rs)
 {
   static const char *const want[] = {
-    "array", "vary", "value", "job", "rw", "bs", "iodepth",
+    "array", "job", "rw", "bs", "iodepth",
     "read_iops", "read_bw_bytes", "write_iops", "write_bw_bytes",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
   struct raidsim_csv_row row;
-  int col[NWANT], r;
+  int col[NWANT], r, kcol[4], vary_col = -1, value_col = -1;
+  unsigned nk = 0, i, k;
+  char kname[4][16];
 
   if (raidsim_csv_columns (c, header, want, NWANT, col,
                            "the CSV of `raidsim sweep --format csv`") == -1)
     return -1;
+  /* A column per varied key, named by the key; or, from older sweeps,
+   * the one key in "vary" and its value in "value".
+   */
+  for (i = 0; i < header->n; ++i) {
+    if (strcmp (header->field[i], "vary") == 0)
+      vary_col = i;
+    else if (strcmp (header->field[i], "value") == 0)
+      value_col = i;
+    else if (nk < 4 && is_vary_key (header->field[i])) {
+      /* The header's text is gone once the next row is read. */
+      snprintf (kname[nk], sizeof kname[nk], "%.15s", header->field[i]);
+      kcol[nk++] = i;
+    }
+  }
   while ((r = raidsim_csv_next (c, &row)) == 1) {
     char **f = row.field;
     struct row *rw = add_row (rs);
@@ -205,19 +229,27 @@ read_sweep_csv (struct raidsim_csv *c, const struct raidsim_csv_row *header,
       return -1;
     }
     snprintf (rw->array, sizeof rw->array, "%s", f[col[0]]);
-    snprintf (rw->vary, sizeof rw->vary, "%s", f[col[1]]);
-    snprintf (rw->value, sizeof rw->value, "%s", f[col[2]]);
-    snprintf (rw->job, sizeof rw->job, "%s", f[col[3]]);
-    rw->rw = rw_of (f[col[4]]);
-    rw->bs = strtoull (f[col[5]], NULL, 10);
-    rw->iodepth = strtoull (f[col[6]], NULL, 10);
-    rw->iops[0] = strtod (f[col[7]], NULL);
-    rw->bw[0] = strtod (f[col[8]], NULL);
-    rw->iops[1] = strtod (f[col[9]], NULL);
-    rw->bw[1] = strtod (f[col[10]], NULL);
+    for (k = 0; k < nk; ++k) {
+      memcpy (rw->vary[k], kname[k], sizeof rw->vary[k]);
+      snprintf (rw->value[k], sizeof rw->value[k], "%.31s", f[kcol[k]]);
+    }
+    rw->nvary = nk;
+    if (nk == 0 && vary_col >= 0 && value_col >= 0 && f[vary_col][0]) {
+      snprintf (rw->vary[0], sizeof rw->vary[0], "%.15s", f[vary_col]);
+      snprintf (rw->value[0], sizeof rw->value[0], "%.31s", f[value_col]);
+      rw->nvary = 1;
+    }
+    snprintf (rw->job, sizeof rw->job, "%s", f[col[1]]);
+    rw->rw = rw_of (f[col[2]]);
+    rw->bs = strtoull (f[col[3]], NULL, 10);
+    rw->iodepth = strtoull (f[col[4]], NULL, 10);
+    rw->iops[0] = strtod (f[col[5]], NULL);
+    rw->bw[0] = strtod (f[col[6]], NULL);
+    rw->iops[1] = strtod (f[col[7]], NULL);
+    rw->bw[1] = strtod (f[col[8]], NULL);
     if (rw->rw < 0) {
       raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value",
-                         raidsim_csv_name (c), row.line, f[col[4]]);
+                         raidsim_csv_name (c), row.line, f[col[2]]);
       return -1;
     }
   }
@@ -353,8 +385,8 @@ jnum (json_object *o, const char *dir, const char *key)
 static int
 read_json (const char *path, struct rows *rs)
 {
-  json_object *root = json_object_from_file (path), *pts;
-  size_t i, n;
+  json_object *root = json_object_from_file (path), *pts, *keys = NULL;
+  size_t i, n, k, nk = 0;
   int ret = -1;
 
   if (root == NULL) {
@@ -367,6 +399,14 @@ read_json (const char *path, struct rows *rs)
                        "`raidsim sweep --format json`", path);
     goto out;
   }
+  /* "vary": the keys in order, each a member of every point; older
+   * sweeps gave one key as a string, its value in each point's "value".
+   */
+  if (json_object_object_get_ex (root, "vary", &keys) &&
+      json_object_is_type (keys, json_type_array))
+    nk = json_object_array_length (keys);
+  if (nk > 4)
+    nk = 4;
   n = json_object_array_length (pts);
   for (i = 0; i < n; ++i) {
     json_object *o = json_object_array_get_idx (pts, i), *v;
@@ -377,8 +417,21 @@ read_json (const char *path, struct rows *rs)
       goto out;
     }
     snprintf (row->array, sizeof row->array, "%s", jstr (o, "array"));
-    snprintf (row->vary, sizeof row->vary, "%s", jstr (o, "vary"));
-    snprintf (row->value, sizeof row->value, "%s", jstr (o, "value"));
+    for (k = 0; k < nk; ++k) {
+      const char *key =
+        json_object_get_string (json_object_array_get_idx (keys, k));
+
+      snprintf (row->vary[k], sizeof row->vary[k], "%s", key ? key : "");
+      snprintf (row->value[k], sizeof row->value[k], "%s",
+                jstr (o, key ? key : ""));
+    }
+    row->nvary = nk;
+    if (nk == 0 && jstr (o, "vary")[0]) {
+      snprintf (row->vary[0], sizeof row->vary[0], "%s", jstr (o, "vary"));
+      snprintf (row->value[0], sizeof row->value[0], "%s",
+                jstr (o, "value"));
+      row->nvary = 1;
+    }
     snprintf (row->job, sizeof row->job, "%s", jstr (o, "jobname"));
     row->rw = rw_of (jstr (o, "rw"));
     row->bs = json_object_object_get_ex (o, "bs", &v)
@@ -442,21 +495,21 @@ x_of (const struct rows *rs, const struct row *r)
   unsigned k = 0;
   uint64_t v;
 
-  if (r->vary[0] == '\0' || strcmp (r->vary, "qd") == 0)
+  if (r->nvary == 0 || strcmp (r->vary[0], "qd") == 0)
     return r->iodepth;
-  if (strcmp (r->vary, "chunk") == 0)
-    return raid_parse_size (r->value, &v) == 0 ? v / 1024.0 : 0;
-  if (strcmp (r->vary, "members") == 0)
-    return strtod (r->value, NULL);
+  if (strcmp (r->vary[0], "chunk") == 0)
+    return raid_parse_size (r->value[0], &v) == 0 ? v / 1024.0 : 0;
+  if (strcmp (r->vary[0], "members") == 0)
+    return strtod (r->value[0], NULL);
   for (i = 0; i < rs->n; ++i) {
     size_t j;
     bool seen = false;
 
     for (j = 0; j < i && !seen; ++j)
-      seen = strcmp (rs->r[j].value, rs->r[i].value) == 0;
+      seen = strcmp (rs->r[j].value[0], rs->r[i].value[0]) == 0;
     if (seen)
       continue;
-    if (strcmp (rs->r[i].value, r->value) == 0)
+    if (strcmp (rs->r[i].value[0], r->value[0]) == 0)
       return k;
     k++;
   }
@@ -524,6 +577,23 @@ check_points (const struct rows *rs, const struct points *pts,
   return 0;
 }
 
+/* A row's line in its panel: its array, with the job when the x axis
+ * is not the queue depth, and in a grid the second key's value (the
+ * first is the x axis, any further keys split the panels).
+ */
+static void
+line_key (const struct row *r, bool by_qd, char *buf, size_t len)
+{
+  int n;
+
+  if (by_qd)
+    n = snprintf (buf, len, "%s", r->array);
+  else
+    n = snprintf (buf, len, "%s %s", r->array, r->job);
+  if (r->nvary > 1 && n >= 0 && (size_t) n < len)
+    snprintf (buf + n, len - n, " %s=%s", r->vary[1], r->value[1]);
+}
+
 static void
 write_script (FILE *fp, const struct rows *rs, const struct points *pts,
               const char *out, bool svg, enum metric m, bool log_y,
@@ -532,7 +602,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
   char (*pat)[64] = calloc (rs->n, sizeof *pat);
   char (*line)[160] = calloc (rs->n, sizeof *line);
   size_t npat = 0, i, j, p, cols, nrows;
-  const char *vary = rs->n ? rs->r[0].vary : "";
+  const char *vary = rs->n && rs->r[0].nvary ? rs->r[0].vary[0] : "";
   bool by_qd = vary[0] == '\0' || strcmp (vary, "qd") == 0;
   bool log_x = by_qd || strcmp (vary, "chunk") == 0;
   bool level = strcmp (vary, "level") == 0;
@@ -587,10 +657,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
       pattern_title (&rs->r[i], t, sizeof t);
       if (strcmp (t, pat[p]) != 0)
         continue;
-      if (by_qd)
-        snprintf (key, sizeof key, "%s", rs->r[i].array);
-      else
-        snprintf (key, sizeof key, "%s %s", rs->r[i].array, rs->r[i].job);
+      line_key (&rs->r[i], by_qd, key, sizeof key);
       for (l = 0; l < nlines && strcmp (line[l], key) != 0; ++l)
         ;
       if (l == nlines)
@@ -606,10 +673,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
         char t[64], key[160];
 
         pattern_title (&rs->r[i], t, sizeof t);
-        if (by_qd)
-          snprintf (key, sizeof key, "%s", rs->r[i].array);
-        else
-          snprintf (key, sizeof key, "%s %s", rs->r[i].array, rs->r[i].job);
+        line_key (&rs->r[i], by_qd, key, sizeof key);
         if (strcmp (t, pat[p]) != 0 || strcmp (key, line[l]) != 0)
           continue;
         xy[n][0] = x_of (rs, &rs->r[i]);
@@ -645,10 +709,10 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
         bool seen = false;
 
         for (j = 0; j < i; ++j)
-          seen |= strcmp (rs->r[j].value, rs->r[i].value) == 0;
+          seen |= strcmp (rs->r[j].value[0], rs->r[i].value[0]) == 0;
         if (seen)
           continue;
-        fprintf (fp, "%s\"%s\" %zu", k ? ", " : "", rs->r[i].value, k);
+        fprintf (fp, "%s\"%s\" %zu", k ? ", " : "", rs->r[i].value[0], k);
         k++;
       }
       fprintf (fp, ")\nset xrange [-0.5:%zu.5]\n", k ? k - 1 : 0);
@@ -690,8 +754,10 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
       }
       fprintf (fp, "plot ");
       for (l = 0; l < nlines; ++l) {
-        fprintf (fp, "%s$p%zul%zu using 1:2 pointtype 7 linecolor %zu "
-                 "title ", l ? ", " : "", p, l, l + 1);
+        /* Levels are categories: no line joins RAID 0 to RAID 1. */
+        fprintf (fp, "%s$p%zul%zu using 1:2%s pointtype 7 linecolor %zu "
+                 "title ", l ? ", " : "", p, l,
+                 level ? " with points pointsize 1.5" : "", l + 1);
         gp_string (fp, line[l]);
       }
       for (a = 0; a < npa; ++a) {
@@ -845,6 +911,7 @@ cmd_plot (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *out = NULL, *title = NULL, *in, *gnuplot, *points = NULL;
+  char auto_title[256] = "";
   enum metric m = METRIC_AUTO;
   bool script = false, svg, bars = false, log_y = false, by_case = false;
   struct rows rs = { 0 };
@@ -951,7 +1018,7 @@ cmd_plot (int argc, char **argv)
     goto err;
   }
   if (points) {
-    const char *vary = rs.r ? rs.r[0].vary : "";
+    const char *vary = rs.r && rs.r[0].nvary ? rs.r[0].vary[0] : "";
 
     if (bars) {
       raidsim_set_error ("--points: marks a sweep; %s is the output of "
@@ -967,6 +1034,21 @@ cmd_plot (int argc, char **argv)
     if (read_points (points, &pts) == -1 ||
         check_points (&rs, &pts, points) == -1)
       goto err;
+  }
+  /* The title names what is drawn: the arrays, not the CSV's path. */
+  if (title == NULL && !bars) {
+    size_t i, j, len = 0;
+
+    for (i = 0; i < rs.n && len + 1 < sizeof auto_title; ++i) {
+      bool seen = false;
+
+      for (j = 0; j < i && !seen; ++j)
+        seen = strcmp (rs.r[j].array, rs.r[i].array) == 0;
+      if (!seen)
+        len += snprintf (auto_title + len, sizeof auto_title - len, "%s%s",
+                         len ? ", " : "", rs.r[i].array);
+    }
+    title = auto_title;
   }
   if (title == NULL)
     title = in;

@@ -38,18 +38,22 @@ usage (FILE *fp)
            "usage: %s ARRAY... --workload JOB|PRESET[:SPAN]\n"
            "       [--vary qd=1,2,4,...|chunk=4K,...|members=2,...|"
            "level=0,1,10]\n"
-           "       [--seed N] [--workers N] [--format table|csv|json]\n"
+           "       [--qd-per-member] [--seed N] [--workers N]\n"
+           "       [--format table|csv|json]\n"
            "\n"
            "Run the workload on every ARRAY, once per value of the varied\n"
            "parameter (every job's iodepth, or the array's chunk, member\n"
-           "count or level), and print one line per job and run.  With\n"
+           "count or level), and print one line per job and run.  Several\n"
+           "--vary make a grid: every combination of their values.  With\n"
            "several arrays and nothing varied, the table puts the arrays\n"
            "side by side.  `raidsim plot` draws the CSV or JSON output.\n"
            "\n"
            "Options:\n"
            "  -w, --workload W   fio job file or preset (raidsim run "
            "--presets)\n"
-           "  -v, --vary P=LIST  the parameter and its values\n"
+           "  -v, --vary P=LIST  a parameter and its values; once per key\n"
+           "      --qd-per-member  the iodepth (or qd=) is per member: each\n"
+           "                     run's queue depth is it times the members\n"
            "  -s, --seed N       seed of every run (default 1)\n"
            "  -j, --workers N    worker processes (default: the online "
            "CPUs);\n"
@@ -69,6 +73,7 @@ cmd_sweep (int argc, char **argv)
     { "workers", required_argument, NULL, 'j' },
     { "jobs", required_argument, NULL, 'j' }, /* its old name */
     { "format", required_argument, NULL, 'f' },
+    { "qd-per-member", no_argument, NULL, 'Q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -101,6 +106,9 @@ cmd_sweep (int argc, char **argv)
     case 'f':
       if (cli_format (CMD, optarg, &format) == -1)
         return 1;
+      break;
+    case 'Q':
+      sw.qd_per_member = true;
       break;
     case 'h':
       usage (stdout);

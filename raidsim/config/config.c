@@ -558,6 +558,30 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
       goto err;
   }
 
+  /* A key that means nothing for the level is a mistake to point at,
+   * not a setting to ignore without a word.
+   */
+  {
+    static const unsigned idx[] = {
+      ARRAY_CHUNK, ARRAY_COPIES, ARRAY_READ_POLICY,
+    };
+
+    for (i = 0; i < sizeof idx / sizeof idx[0]; ++i) {
+      const char *why = raidsim_array_key_unused
+        (c->level, raidsim_array_keys[idx[i]].name);
+      char level[32];
+
+      if (lines[idx[i]] == 0 || why == NULL)
+        continue;
+      raidsim_param_format (&raidsim_array_keys[ARRAY_LEVEL], &c->level,
+                            level, sizeof level);
+      raidsim_set_error ("%s:%u: %s: means nothing for level %s (%s); "
+                         "remove it", path, lines[idx[i]],
+                         raidsim_array_keys[idx[i]].name, level, why);
+      goto err;
+    }
+  }
+
   /* Members' device files: one for all, or one each. */
   {
     char list[RAIDSIM_STR_MAX], *tok, *save = NULL;
@@ -662,6 +686,24 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
  err:
   raidsim_ini_free (ini);
   raidsim_array_config_free (c);
+  return NULL;
+}
+
+const char *
+raidsim_array_key_unused (int level, const char *key)
+{
+  bool single = level == RAIDSIM_LEVEL_SINGLE;
+
+  if (strcmp (key, "chunk") == 0 && (single || level == RAID_LEVEL_1))
+    return single ? "one drive has no stripes"
+      : "a mirror has no stripes; every member holds the whole array";
+  if (strcmp (key, "copies") == 0 && level != RAID_LEVEL_10)
+    return level == RAID_LEVEL_1 ? "a mirror has one copy per member"
+      : single ? "one drive has one copy" : "RAID 0 keeps one copy";
+  if ((strcmp (key, "read-policy") == 0 ||
+       strcmp (key, "read_policy") == 0) &&
+      (single || level == RAID_LEVEL_0))
+    return "there is one copy to read";
   return NULL;
 }
 
