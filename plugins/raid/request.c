@@ -267,7 +267,7 @@ hold_back (struct raid_array *a, struct plan *pl)
   size_t i;
   unsigned k;
 
-  if (in_sync == UINT64_MAX)
+  if (!a->sync.on || in_sync == UINT64_MAX)
     return;
   for (i = 0; i < pl->npieces; ++i) {
     struct piece *p = &pl->piece[i];

@@ -421,8 +421,13 @@ sync_stop (struct raid_array *a)
   pthread_mutex_unlock (&a->meta.lock);
   pthread_join (s->thread, NULL);
   s->thread_started = false;
-  /* The last update, metadata_stop's, is a clean one. */
+  /* A dirty array is marked clean now, as after an idle time (taking
+   * the event count back), so that the count at a clean stop does not
+   * depend on whether the last write was 200 ms before it; then
+   * metadata_stop's update is a clean one too.
+   */
   pthread_mutex_lock (&a->meta.lock);
+  safe_mode_locked (a, "clean shutdown");
   a->meta.resync_offset = clean_offset (s);
   s->dirty = false;
   pthread_mutex_unlock (&a->meta.lock);
