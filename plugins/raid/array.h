@@ -16,6 +16,7 @@
 #include "member.h"
 #include "rangelock.h"
 #include "stats.h"
+#include "sync.h"
 
 /* The array's md metadata, when its members carry md v1.2 superblocks
  * (assemble.c reads them, metadata.c writes them).  members[] is then
@@ -30,10 +31,18 @@ struct raid_meta {
   struct mdsb sb[RAID_MAX_MEMBERS];
   bool in_array[RAID_MAX_MEMBERS];
   uint32_t max_dev;             /* the freshest member's role table */
-  uint64_t resync_offset;       /* the freshest member's; kept as read */
+  /* What the superblocks are to say: the freshest member's as read, and
+   * then sync.c's (0 while dirty; the resync position, or MaxSector,
+   * while clean).
+   */
+  uint64_t resync_offset;
   uint64_t events;              /* the freshest member's, then one more
                                  * for every update */
   pthread_mutex_t lock;         /* one update at a time */
+  /* The next update takes the event count one back, not one more: a
+   * clean mark right after a dirty one (md's can_decrease_events).
+   */
+  bool rollback;
   /* The failed members (a bitmask) that the superblocks of every live
    * member say are out of the array: a write that skipped a failed
    * member is not acknowledged before its failure is recorded
@@ -65,6 +74,7 @@ struct raid_array {
    */
   atomic_bool no_writes;
   struct raid_meta meta;
+  struct raid_sync sync;        /* safe mode and resync (sync.h) */
 };
 
 #endif

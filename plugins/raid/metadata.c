@@ -186,11 +186,14 @@ run_ios (struct member_io *ios, size_t n)
   batch_destroy (&batch);
 }
 
-/* One update (see the top of this file); called with meta.lock held. */
-static int
-update_locked (struct raid_array *a, const char *why)
+int
+metadata_update_locked (struct raid_array *a, const char *why)
 {
   struct raid_meta *meta = &a->meta;
+  bool back = meta->rollback;
+
+  meta->rollback = false;
+  a->sync.can_decrease = false; /* sync.c sets it after a dirty mark */
 
   for (;;) {
     struct member_io ios[RAID_MAX_MEMBERS], w[RAID_MAX_MEMBERS];
@@ -198,7 +201,7 @@ update_locked (struct raid_array *a, const char *why)
     unsigned role[RAID_MAX_MEMBERS];
     uint16_t roles[MDSB_MAX_DEV_LIMIT];
     uint32_t failed = failed_members (a);
-    uint64_t events = meta->events + 1;
+    uint64_t events = back ? meta->events - 1 : meta->events + 1;
     uint64_t now = time (NULL);
     unsigned r, n = 0, nbad = 0;
     size_t i, nw = 0, map[RAID_MAX_MEMBERS];
@@ -260,6 +263,7 @@ update_locked (struct raid_array *a, const char *why)
     for (i = 0; i < nw; ++i)
       ios[map[i]].err = w[i].err;
     meta->events = events;
+    back = false;               /* a second round goes forward */
 
     for (i = 0; i < n; ++i) {
       free (bufs[i]);
@@ -294,7 +298,7 @@ metadata_start (struct raid_array *a)
     return 0;
   pthread_mutex_lock (&a->meta.lock);
   if (!a->meta.started) {
-    r = update_locked (a, "start");
+    r = metadata_update_locked (a, "start");
     if (r == 0)
       a->meta.started = true;
   }
@@ -312,7 +316,7 @@ metadata_record (struct raid_array *a, uint32_t members)
     return 0;
   pthread_mutex_lock (&a->meta.lock);
   if ((members & ~atomic_load (&a->meta.recorded)) != 0)
-    r = update_locked (a, "a member failed");
+    r = metadata_update_locked (a, "a member failed");
   pthread_mutex_unlock (&a->meta.lock);
   return r;
 }
@@ -324,6 +328,6 @@ metadata_stop (struct raid_array *a)
     return;
   pthread_mutex_lock (&a->meta.lock);
   if (a->meta.started)
-    update_locked (a, "clean shutdown");
+    metadata_update_locked (a, "clean shutdown");
   pthread_mutex_unlock (&a->meta.lock);
 }

@@ -63,6 +63,13 @@ extern int metadata_start (struct raid_array *a);
  */
 extern int metadata_record (struct raid_array *a, uint32_t members);
 
+/* One update (see metadata.c), with meta.lock held: the superblocks
+ * of every live member written with meta.resync_offset, and the event
+ * count one more (or one less, if meta.rollback is set).  Returns 0, or
+ * -1 after nbdkit_error, as metadata_start.
+ */
+extern int metadata_update_locked (struct raid_array *a, const char *why);
+
 /* A clean shutdown: write every live member's superblock once more, if
  * metadata_start did.
  */

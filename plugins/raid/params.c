@@ -13,6 +13,7 @@
 #include <nbdkit-plugin.h>
 
 #include "params.h"
+#include "sync.h"
 
 #define STR_(x) #x
 #define STR(x) STR_ (x)
@@ -25,6 +26,8 @@ struct raid_params params = {
   },
   .max_inflight = MAX_INFLIGHT_DEFAULT,
   .io_mode = FILE_IO_AUTO,
+  .sync_speed_min = SYNC_SPEED_MIN_DEFAULT,
+  .sync_speed_max = SYNC_SPEED_MAX_DEFAULT,
 };
 
 static const char *const io_values[] = {
@@ -56,6 +59,7 @@ params_metadata_name (enum raid_metadata m)
 static int parse_metadata (const char *key, const char *value);
 static int parse_io (const char *key, const char *value);
 static int parse_inflight (const char *key, const char *value);
+static int parse_speed (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
 
@@ -86,6 +90,16 @@ static struct plugin_param plugin_params[] = {
            STR (MAX_INFLIGHT_MAX) "; default " STR (MAX_INFLIGHT_DEFAULT)
            "." },
     .parse = parse_inflight },
+  { .d = { .name = "sync-speed-min", .syntax = "KIB",
+           .help = "The resync's speed while clients are busy, in KiB/s "
+           "(md's speed_limit_min), 1 to 10^9; default "
+           STR (SYNC_SPEED_MIN_DEFAULT) "." },
+    .parse = parse_speed },
+  { .d = { .name = "sync-speed-max", .syntax = "KIB",
+           .help = "The resync's speed when clients are idle, in KiB/s "
+           "(md's speed_limit_max), 1 to 10^9; default "
+           STR (SYNC_SPEED_MAX_DEFAULT) "." },
+    .parse = parse_speed },
   { .d = { .name = "stats", .syntax = "PATH",
            .help = "Write statistics as JSON to PATH at exit and on "
            "SIGUSR1." },
@@ -144,6 +158,27 @@ parse_inflight (const char *key, const char *value)
     return -1;
   }
   params.max_inflight = v;
+  return 0;
+}
+
+static int
+parse_speed (const char *key, const char *value)
+{
+  char *end;
+  unsigned long v;
+
+  errno = 0;
+  v = strtoul (value, &end, 10);
+  if (errno || end == value || *end || value[0] == '-' ||
+      v < 1 || v > 1000000000) {
+    nbdkit_error ("%s: '%s' is not a speed in KiB/s from 1 to 1000000000",
+                  key, value);
+    return -1;
+  }
+  if (strcmp (key, "sync-speed-min") == 0)
+    params.sync_speed_min = v;
+  else
+    params.sync_speed_max = v;
   return 0;
 }
 

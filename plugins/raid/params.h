@@ -30,6 +30,7 @@ struct raid_params {
   enum raid_metadata metadata;
   enum file_io_mode io_mode;
   unsigned max_inflight;
+  unsigned long sync_speed_min, sync_speed_max; /* KiB/s (sync.h) */
   char *stats_path;             /* absolute, or NULL */
   unsigned nmembers;
   char *member[RAID_MAX_MEMBERS]; /* as given: in layout order without

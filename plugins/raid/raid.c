@@ -67,6 +67,7 @@
 #include "params.h"
 #include "request.h"
 #include "stats-json.h"
+#include "sync.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.  It is logged with
@@ -230,7 +231,7 @@ raid_preconnect (int readonly)
    * more, and the members left out at assembly out of the role table)
    * before anything else is written (metadata.c); not under -r.
    */
-  if (metadata_start (&array) == -1) {
+  if (metadata_start (&array) == -1 || sync_start (&array) == -1) {
     pthread_mutex_unlock (&lock);
     return -1;
   }
@@ -264,6 +265,7 @@ stats_source (struct stats_source *src)
     .geom = array.geom, .members = array.members,
     .nmembers = array.nmembers, .array = &array.stats,
     .io = file_engine (),
+    .sync = &array.sync, .meta_lock = &array.meta.lock,
   };
 }
 
@@ -274,6 +276,7 @@ raid_unload (void)
 
   if (array.geom) {
     struct stats_source src;
+    sync_stop (&array);         /* safe mode and resync (sync.c) */
     metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);
     stats_json_stop ();

@@ -22,6 +22,7 @@
 #include "metadata.h"
 #include "plan.h"
 #include "request.h"
+#include "sync.h"
 
 const char *const op_names[MOP_COUNT] = {
   [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
@@ -250,6 +251,41 @@ repair (struct raid_array *a, const struct plan *pl)
       repair_piece (a, &pl->piece[i]);
 }
 
+/* While a resync has not reached a piece, its copies may differ: hold
+ * every copy but its first live one back from the read policy, so that
+ * every read of it gives the same answer whichever copy the policy
+ * would have chosen, as md's read_balance does beyond its resync
+ * position (and the resync then writes that copy to the others).  If
+ * that copy fails the read, the others are tried after all: a copy
+ * that may be out of date is better than an error, and the repair then
+ * rewrites the first copy with what was read.
+ */
+static void
+hold_back (struct raid_array *a, struct plan *pl)
+{
+  uint64_t in_sync = sync_in_sync (&a->sync);
+  size_t i;
+  unsigned k;
+
+  if (!a->sync.on || in_sync == UINT64_MAX)
+    return;
+  for (i = 0; i < pl->npieces; ++i) {
+    struct piece *p = &pl->piece[i];
+    bool first = true;
+
+    if (p->offset + p->length <= in_sync)
+      continue;
+    for (k = 0; k < p->ncopies; ++k) {
+      if (first && !atomic_load (&a->members[p->copy[k].member].failed)) {
+        first = false;
+        continue;
+      }
+      p->held_back |= UINT32_C (1) << k;
+    }
+    p->tried |= p->held_back;
+  }
+}
+
 /* Read every piece from one copy, all pieces at once, the pieces that
  * are contiguous on a member as one run.  A run that fails is read again
  * piece by piece from the same copy, since which of its pieces failed is
@@ -280,6 +316,7 @@ request_read (struct raid_array *a, char *buf, uint64_t count,
     return -1;
   }
 
+  hold_back (a, &pl);
   for (;;) {
     i = plan_choose (&pl, a->policy, &a->reads, failed_members (a));
     if (i) {
@@ -326,6 +363,8 @@ request_read (struct raid_array *a, char *buf, uint64_t count,
       if (io->err == MEMBER_ESHRUNK)
         fail_member (a, m->index, "pread", io->err);
       p->bad |= 1u << p->chosen;
+      p->tried &= ~p->held_back;
+      p->held_back = 0;
     }
     if (err)
       goto out;
@@ -470,11 +509,21 @@ request_write (struct raid_array *a, enum member_op op, const char *buf,
   bool held = is_redundant (a) && count > 0;
   int r;
 
+  /* md's md_write_start: the superblocks say dirty before any copy is
+   * written (sync.c).
+   */
+  if (sync_write_start (a) == -1) {
+    nbdkit_error ("%s: array offset %" PRIu64 ": the superblocks could "
+                  "not be marked dirty", op_names[op], offset);
+    errno = EIO;
+    return -1;
+  }
   if (held)
     range_acquire (&a->write_ranges, &hold, offset, count);
   r = write_copies (a, op, buf, count, offset, mflags, npieces);
   if (held)
     range_release (&a->write_ranges, &hold);
+  sync_write_end (a);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "raidsim/geometry.h"
 #include "member.h"
 #include "stats.h"
+#include "sync.h"
 
 /* What to report: a view of the plugin's state. */
 struct stats_source {
@@ -16,6 +17,8 @@ struct stats_source {
   unsigned nmembers;
   struct io_stats *array;
   const char *io;               /* "uring" or "threads" */
+  struct raid_sync *sync;       /* the resync (sync.h), or NULL */
+  pthread_mutex_t *meta_lock;   /* which guards it */
 };
 
 /* Fills *src with the plugin's current state. */

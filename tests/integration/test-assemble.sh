@@ -170,7 +170,14 @@ check_sb ()
   grep -q "Checksum : .* - correct" "$e" ||
     fail "$d" "$m: the checksum is not correct: $(grep Checksum "$e")"
   got=$(sed -n 's/^ *Events : //p' "$e")
-  [ "$got" = "$events" ] || fail "$d" "$m: Events $got, want $events"
+  # +N: at least N.  Writes made while a member has failed mark the array
+  # dirty and clean again without taking the count back (md's
+  # can_decrease_events), so how many there are depends on the timing.
+  if [ "${events#+}" != "$events" ]; then
+    [ "$got" -ge "${events#+}" ] || fail "$d" "$m: Events $got, want $events"
+  else
+    [ "$got" = "$events" ] || fail "$d" "$m: Events $got, want $events"
+  fi
   got=$(sed -n 's/^ *Array State : \([^ ]*\) .*/\1/p' "$e")
   [ "$got" = "$state" ] || fail "$d" "$m: Array State $got, want $state"
   got=$(sed -n 's/^ *Device Role : //p' "$e")
@@ -216,7 +223,7 @@ scenario_shuffle ()
   scenario shuffle "members in any order give the same data"
   local d=$SCENARIO_DIR size i
   truncate -s 24M "$d/a.img" "$d/b.img" "$d/c.img" "$d/d.img"
-  create "$d" --level=10 --chunk=64K --name=ten a.img b.img c.img d.img
+  create "$d" --level=10 --chunk=64K --assume-clean --name=ten a.img b.img c.img d.img
   start "$d" level=10 chunk=64K a.img b.img c.img d.img
   size=$(nbdinfo --size "$(uri "$d/sock")")
   [ "$size" = "$ARRAY_SIZE" ] ||
@@ -336,13 +343,13 @@ scenario_stale ()
   stale_setup "$d"
   stop "$d"
   stale_restart "$d" \
-    "member 1 (nbd+unix.*n.img.sock) is stale: events 1 < 3; left out, needs a rebuild"
+    "member 1 (nbd+unix.*n.img.sock) is stale: events [0-9]* < [0-9]*; left out, needs a rebuild"
   # Start, failure and shutdown on f.img; only the start on n.img.
-  check_sb "$d" f.then.img 3 A. 0
-  check_sb "$d" n.then.img 1 AA 1
+  check_sb "$d" f.then.img +3 A. 0
+  check_sb "$d" n.then.img +1 AA 1
   # And one start and one shutdown more.
-  check_sb "$d" f.img 5 A. 0
-  check_sb "$d" n.img 1 AA 1
+  check_sb "$d" f.img +5 A. 0
+  check_sb "$d" n.img +1 AA 1
   say "stale: ok"
 }
 
@@ -357,9 +364,9 @@ scenario_crash ()
   stale_setup "$d"
   kill9 "$SERVE_PID"
   stale_restart "$d" \
-    "member 1 (nbd+unix.*) is stale: events 1 < 2, and the freshest superblock (f.img's) lists it faulty"
-  check_sb "$d" f.then.img 2 A. 0
-  check_sb "$d" n.then.img 1 AA 1
+    "member 1 (nbd+unix.*) is stale: events [0-9]* < [0-9]*, and the freshest superblock (f.img's) lists it faulty"
+  check_sb "$d" f.then.img +2 A. 0
+  check_sb "$d" n.then.img +1 AA 1
   say "crash: ok"
 }
 
@@ -399,7 +406,7 @@ scenario_crash1 ()
   : > "$d/nbdkit.log"
   start "$d" read-policy=first "$NBD_URI" f.img
   read_back "$d" "$d/B"
-  grep -q "member 0 (nbd+unix.*) is stale: events 1 < 2" "$d/nbdkit.log" ||
+  grep -q "member 0 (nbd+unix.*) is stale: events [0-9]* < [0-9]*" "$d/nbdkit.log" ||
     fail "$d" "the NBD member was not called stale"
   stop "$d"
   say "crash1: ok"
@@ -452,7 +459,7 @@ scenario_behind1 ()
   set_events "$d/c.img" 2
   : > "$d/nbdkit.log"
   start "$d" a.img b.img c.img
-  grep -q "member 2 (c.img) is stale: events 2 < 4; left out" \
+  grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; left out" \
     "$d/nbdkit.log" || fail "$d" "a member two events behind was used"
   stop "$d"
   say "behind1: ok"
@@ -542,7 +549,7 @@ scenario_missing ()
   scenario missing "missing starts the array degraded"
   local d=$SCENARIO_DIR
   truncate -s 16M "$d/a.img" "$d/b.img" "$d/c.img" "$d/d.img"
-  create "$d" --level=10 --chunk=64K a.img b.img c.img d.img
+  create "$d" --level=10 --chunk=64K --assume-clean a.img b.img c.img d.img
   head -c "$ARRAY_SIZE" /dev/urandom > "$d/A"
   head -c "$ARRAY_SIZE" /dev/urandom > "$d/B"
   start "$d" level=10 chunk=64K a.img b.img c.img d.img
@@ -565,7 +572,7 @@ scenario_missing ()
   # c.img back: it missed B.
   : > "$d/nbdkit.log"
   start "$d" a.img b.img c.img d.img
-  grep -q "member 2 (c.img) is stale: events 2 < 4; left out" \
+  grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; left out" \
     "$d/nbdkit.log" || fail "$d" "c.img given back is not stale"
   read_back "$d" "$d/B"
   stop "$d"
