@@ -59,8 +59,10 @@ caller may remember it rather than ask again (the simulator does).
  * 2: create takes the capacity; next () may be a decision time.
  * 3: place (optional) says which member a device is.
  * 4: place also gives the run's seed.
+ * 5: submit (or a later reap) may set io->started, when the io starts
+ *    being served; left at RAIDSIM_NEVER, the driver estimates it.
  */
-#define RAIDSIM_DEVICE_OPS_VERSION 4
+#define RAIDSIM_DEVICE_OPS_VERSION 5
 
 struct raidsim_device_ops {
   int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */

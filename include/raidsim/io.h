@@ -34,6 +34,13 @@ struct raidsim_io {
   struct raidsim_io *next;
   raidsim_ns done;
   uint32_t tag;
+
+  /* Set by the driver to RAIDSIM_NEVER before a device's submit; a
+   * device model that knows when it starts serving the io sets it then
+   * (device.h, version 5), so that the driver can tell the time waiting
+   * at the device from the time being served.  Controllers ignore it.
+   */
+  raidsim_ns started;
 };
 
 /* A FIFO of ios linked through io->next, for models' queues. */

@@ -32,6 +32,7 @@
 #ifndef RAIDSIM_SIM_H
 #define RAIDSIM_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "raidsim/background.h"
@@ -40,6 +41,48 @@
 #include "raidsim/fiojob.h"
 #include "raidsim/histogram.h"
 #include "raidsim/link.h"
+
+/* Where a request's time goes: the stages of sim.c's path, in order.
+ * Each is worked out per member command from the times it passed each
+ * hand-over; a request's stages are those of its member command that
+ * completed last (the one the request waited for), so for one request
+ * they add up to its latency:
+ *
+ *   host queue      from the request being due to the thread issuing
+ *                   it.  Threads are closed loops that issue the moment
+ *                   a slot is free, so this is 0 today; open-loop
+ *                   arrivals will fill it.
+ *   controller      from the controller's submit to its ISSUE: its
+ *                   overhead and any wait for a command slot or room in
+ *                   its cache.  A write the cache acknowledged spends
+ *                   its whole request here (submit to ACK).
+ *   coalescing      from the member being done (data moved) to the
+ *                   controller's COMPLETE: completion coalescing.
+ *   link            crossing the port and the uplink, waiting for them
+ *                   included: before the device for a write, after it
+ *                   for a read.
+ *   device queue    at the device before being served.
+ *   device service  being served.  A model that says when it starts
+ *                   serving an io (io->started, device.h) splits the two
+ *                   exactly (fixed does); for others the service is
+ *                   taken to start at the later of the io's arrival and
+ *                   the device's previous completion, exact for a device
+ *                   that serves one command at a time in order.
+ */
+enum raidsim_stage {
+  RAIDSIM_STAGE_HOST_QUEUE,
+  RAIDSIM_STAGE_CONTROLLER,
+  RAIDSIM_STAGE_COALESCE,
+  RAIDSIM_STAGE_LINK,
+  RAIDSIM_STAGE_DEVICE_QUEUE,
+  RAIDSIM_STAGE_DEVICE_SERVICE,
+};
+#define RAIDSIM_NSTAGES 6
+
+/* "host-queue", "controller", "coalescing", "link", "device-queue",
+ * "device-service".
+ */
+extern const char *const raidsim_stage_names[RAIDSIM_NSTAGES];
 
 struct raidsim_dir_result {
   uint64_t ios, bytes;
@@ -51,6 +94,8 @@ struct raidsim_job_result {
   raidsim_ns start;             /* its start + ramp_time: counting starts */
   raidsim_ns end;               /* last counted completion */
   struct raidsim_dir_result dir[RAIDSIM_NDIRS];
+  /* Both directions' measured requests, ns (enum raidsim_stage). */
+  struct raidsim_histogram stage[RAIDSIM_NSTAGES];
 };
 
 struct raidsim_member_result {
@@ -103,6 +148,21 @@ extern const struct raidsim_link *raidsim_sim_link (const struct raidsim_sim *s,
 extern void raidsim_sim_window (const struct raidsim_sim *s,
                                 raidsim_ns *start, raidsim_ns *end);
 extern uint64_t raidsim_sim_events (const struct raidsim_sim *s);
+
+/* Utilisation in percent over the window: a member's time with a
+ * command at its device, a link's busy time (a full-duplex link's
+ * busier direction; a half-duplex link's two together), each over the
+ * window's length.  0 for an unlimited link or an empty window.
+ */
+extern double raidsim_sim_member_util (const struct raidsim_sim *s,
+                                       unsigned i);
+extern double raidsim_sim_link_util (const struct raidsim_sim *s, unsigned i);
+/* The most utilised member or link: its name ("member2", "port0",
+ * "uplink") in name, its utilisation returned.  The first wins a tie,
+ * members before links.
+ */
+extern double raidsim_sim_bottleneck (const struct raidsim_sim *s,
+                                      char *name, size_t len);
 /* The resync or rebuild that ran beside the workload (background.h), or
  * NULL if the array file asks for none.
  */

@@ -80,6 +80,11 @@ struct raidsim_point {
   double bw[RAIDSIM_NDIRS];     /* bytes/s */
   double lat_mean[RAIDSIM_NDIRS]; /* ns */
   uint64_t lat_p99[RAIDSIM_NDIRS]; /* ns */
+  /* The run's most utilised member or link (raidsim_sim_bottleneck):
+   * of the whole run, so of all its jobs together.
+   */
+  char bottleneck[32];
+  double bottleneck_util;       /* percent */
 };
 
 struct raidsim_sweep_result {

@@ -32,6 +32,13 @@ struct hreq;
 struct cmd {
   struct raidsim_io io;         /* what the models see */
   raidsim_ns moved;             /* when its data has crossed the links */
+  /* When it passed each hand-over, for the stages (sim.h). */
+  raidsim_ns t_submit;          /* to the controller */
+  raidsim_ns t_issue;           /* ISSUE from the controller */
+  raidsim_ns t_dev;             /* at the device */
+  raidsim_ns t_start;           /* its service began */
+  raidsim_ns t_reaped;          /* the device handed it back */
+  raidsim_ns t_member;          /* member_done: data moved */
   struct cmd *transit_next;     /* in its member's transit queue */
   struct raidsim_sim *sim;
   union {
@@ -48,6 +55,7 @@ struct cmd {
 struct hreq {
   struct thread *thr;
   struct raidsim_hostreq req;
+  raidsim_ns due;               /* when the thread wanted it issued */
   raidsim_ns issued;
   unsigned pending;             /* member commands not yet complete */
   struct hreq *free_next;
@@ -93,6 +101,7 @@ struct sim_member {
   struct raidsim_link *path[2];
   unsigned npath;
   unsigned queue;               /* commands at the device */
+  raidsim_ns last_done;         /* the device's latest completion */
   raidsim_ns last_change;
   struct raidsim_member_result res;
 };
@@ -243,6 +252,8 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   /* The stream's idle test looks at the host's I/O at each member. */
   if (s->bg && !c->bg)
     raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
+  c->t_dev = now;
+  c->io.started = RAIDSIM_NEVER;
   m->ops->submit (m->dev, &c->io, now);
   m->dev_next = m->ops->next (m->dev);
   if (!m->in_wake)
@@ -275,6 +286,7 @@ cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
   struct sim_member *m = &s->m[c->io.member];
 
+  c->t_issue = now;
   if (c->io.dir == RAIDSIM_WRITE && m->npath > 0)
     transit_push (s, m, c, now);
   else
@@ -284,6 +296,7 @@ cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 static void
 member_finished (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
+  c->t_member = now;
   s->ctl_ops->member_done (s->ctl, &c->io, now);
   ctl_kick (s, now);
 }
@@ -300,14 +313,50 @@ dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     member_finished (s, c, now);
 }
 
+/* The stages (sim.h) of c, the command its request waited for last,
+ * completed at now; a command the controller's cache acknowledged at
+ * now spent all of its request's time in the controller.
+ */
 static void
-host_done (struct raidsim_sim *s, struct hreq *h, raidsim_ns now)
+record_stages (struct raidsim_job_result *r, const struct hreq *h,
+               const struct cmd *c, raidsim_ns now)
+{
+  raidsim_ns link;
+
+  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_HOST_QUEUE],
+                       h->issued - h->due);
+  if (c->acked) {
+    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
+                         now - c->t_submit);
+    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], 0);
+    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_LINK], 0);
+    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE], 0);
+    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE], 0);
+    return;
+  }
+  link = c->io.dir == RAIDSIM_WRITE ? c->t_dev - c->t_issue
+    : c->t_member - c->t_reaped;
+  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
+                       c->t_issue - c->t_submit);
+  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], now - c->t_member);
+  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_LINK], link);
+  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE],
+                       c->t_start - c->t_dev);
+  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE],
+                       c->t_reaped - c->t_start);
+}
+
+/* c was the last of h's commands: the request is done. */
+static void
+host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
+           raidsim_ns now)
 {
   struct thread *t = h->thr;
 
   if (h->req.measured) {
     struct raidsim_dir_result *d = &t->res->dir[h->req.dir];
 
+    record_stages (t->res, h, c, now);
     d->ios++;
     d->bytes += h->req.len;
     raidsim_hist_record (&d->lat, now - h->issued);
@@ -343,7 +392,7 @@ cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     return;
   }
   if (--h->pending == 0)
-    host_done (s, h, now);
+    host_done (s, h, c, now);
 }
 
 /* The controller's cache took c: as far as the host knows, it is done. */
@@ -359,7 +408,7 @@ cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   }
   c->parent = NULL;
   if (--h->pending == 0)
-    host_done (s, h, now);
+    host_done (s, h, c, now);
 }
 
 /* ---- events ---- */
@@ -442,9 +491,19 @@ dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
       dev_submit (s, c, now);
     if (m->dev_next <= now) {
       while ((io = m->ops->reap (m->dev, now)) != NULL) {
+        c = container_of (io, struct cmd, io);
         member_account (s, m, now);
         m->queue--;
-        dev_done (s, container_of (io, struct cmd, io), now);
+        c->t_reaped = now;
+        /* Service began when the model says, or else when the io and
+         * the device were both there (sim.h).
+         */
+        if (io->started != RAIDSIM_NEVER)
+          c->t_start = io->started;
+        else
+          c->t_start = m->last_done > c->t_dev ? m->last_done : c->t_dev;
+        m->last_done = now;
+        dev_done (s, c, now);
       }
       m->dev_next = m->ops->next (m->dev);
     }
@@ -493,6 +552,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
+  c->t_submit = ctx->now;
   ctx->h->pending++;
   s->ctl_ops->submit (s->ctl, &c->io, ctx->now);
   return 0;
@@ -538,6 +598,7 @@ bg_send (void *opaque, enum raidsim_dir dir,
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
+  c->t_submit = now;
   raidsim_array_cmd_sent (s->array, mc);
   s->ctl_ops->submit (s->ctl, &c->io, now);
 }
@@ -586,6 +647,7 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
     }
     s->free_hreqs = h->free_next;
     h->thr = t;
+    h->due = now;               /* closed loop: due when a slot is free */
     h->issued = now;
     h->pending = 0;
     t->inflight++;
@@ -775,6 +837,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->jobs[j].end = job->ramp_time;
     for (i = 0; i < RAIDSIM_NDIRS; ++i)
       raidsim_hist_init (&s->jobs[j].dir[i].lat);
+    for (i = 0; i < RAIDSIM_NSTAGES; ++i)
+      raidsim_hist_init (&s->jobs[j].stage[i]);
     for (i = 0; i < job->numjobs; ++i, ++k) {
       s->threads[k].res = &s->jobs[j];
       raidsim_worker_init (&s->threads[k].w, job, start, nblocks, size_ios,
@@ -856,6 +920,61 @@ raidsim_sim_run (struct raidsim_sim *s)
 }
 
 /* ---- results ---- */
+
+const char *const raidsim_stage_names[RAIDSIM_NSTAGES] = {
+  [RAIDSIM_STAGE_HOST_QUEUE] = "host-queue",
+  [RAIDSIM_STAGE_CONTROLLER] = "controller",
+  [RAIDSIM_STAGE_COALESCE] = "coalescing",
+  [RAIDSIM_STAGE_LINK] = "link",
+  [RAIDSIM_STAGE_DEVICE_QUEUE] = "device-queue",
+  [RAIDSIM_STAGE_DEVICE_SERVICE] = "device-service",
+};
+
+static double
+window_util (const struct raidsim_sim *s, raidsim_ns busy)
+{
+  raidsim_ns span = s->end > s->window_start ? s->end - s->window_start : 0;
+
+  return span ? 100.0 * busy / span : 0;
+}
+
+double
+raidsim_sim_member_util (const struct raidsim_sim *s, unsigned i)
+{
+  return i < s->nmembers ? window_util (s, s->m[i].res.busy) : 0;
+}
+
+double
+raidsim_sim_link_util (const struct raidsim_sim *s, unsigned i)
+{
+  const struct raidsim_link *l = raidsim_sim_link (s, i);
+  raidsim_ns r, w;
+
+  if (l == NULL)
+    return 0;
+  r = l->busy[RAIDSIM_READ];
+  w = l->busy[RAIDSIM_WRITE];
+  return window_util (s, !l->full_duplex ? r + w : r > w ? r : w);
+}
+
+double
+raidsim_sim_bottleneck (const struct raidsim_sim *s, char *name, size_t len)
+{
+  double best = -1, u;
+  unsigned i;
+
+  for (i = 0; i < s->nmembers; ++i)
+    if ((u = raidsim_sim_member_util (s, i)) > best) {
+      best = u;
+      snprintf (name, len, "member%u", i);
+    }
+  for (i = 0; i < raidsim_sim_nlinks (s); ++i)
+    if (raidsim_sim_link (s, i) && (u = raidsim_sim_link_util (s, i)) > best) {
+      best = u;
+      snprintf (name, len, "%s", raidsim_sim_link (s, i)->name);
+    }
+  return best < 0 ? 0 : best;
+}
 
 const struct raidsim_jobfile *
 raidsim_sim_jobfile (const struct raidsim_sim *s)

@@ -369,6 +369,8 @@ run_one (const struct raidsim_sweep *sw, unsigned run,
       p->lat_mean[d] = raidsim_hist_mean (&r->dir[d].lat);
       p->lat_p99[d] = raidsim_hist_percentile (&r->dir[d].lat, 99);
     }
+    p->bottleneck_util = raidsim_sim_bottleneck (s, p->bottleneck,
+                                                 sizeof p->bottleneck);
     (*npts)++;
   }
   ret = 0;
@@ -805,7 +807,7 @@ report_csv (FILE *fp, const struct raidsim_sweep *sw,
     fprintf (fp, ",%s_ios,%s_iops,%s_bw_bytes,%s_lat_mean_ns,%s_lat_p99_ns",
              dir_names[d], dir_names[d], dir_names[d], dir_names[d],
              dir_names[d]);
-  fprintf (fp, "\n");
+  fprintf (fp, ",bottleneck,bottleneck_util\n");
   for (i = 0; i < res->npoints; ++i) {
     const struct raidsim_point *p = &res->points[i];
     char value[32];
@@ -822,7 +824,7 @@ report_csv (FILE *fp, const struct raidsim_sweep *sw,
     for (d = 0; d < RAIDSIM_NDIRS; ++d)
       fprintf (fp, ",%" PRIu64 ",%.6f,%.6f,%.6f,%" PRIu64, p->ios[d],
                p->iops[d], p->bw[d], p->lat_mean[d], p->lat_p99[d]);
-    fprintf (fp, "\n");
+    fprintf (fp, ",%s,%.6f\n", p->bottleneck, p->bottleneck_util);
   }
 }
 
@@ -903,6 +905,14 @@ report_json (FILE *fp, const struct raidsim_sweep *sw,
       json_object_object_add (clat, "percentile", pct);
       json_object_object_add (dd, "clat_ns", clat);
       json_object_object_add (o, dir_names[d], dd);
+    }
+    {
+      json_object *b = json_object_new_object ();
+
+      json_object_object_add (b, "name",
+                              json_object_new_string (p->bottleneck));
+      json_object_object_add (b, "util", jdouble (p->bottleneck_util));
+      json_object_object_add (o, "bottleneck", b);
     }
     json_object_array_add (arr, o);
   }
@@ -989,9 +999,9 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
     fprintf (fp, "%-22s", "array");
     for (k = 0; k < sw->nvary || k == 0; ++k)
       fprintf (fp, " %8s", sw->nvary ? vary_names[sw->vary[k].key] : "");
-    fprintf (fp, " %-24s %-9s %8s %5s %12s %10s %12s %10s %11s\n",
+    fprintf (fp, " %-24s %-9s %8s %5s %12s %10s %12s %10s %11s  %s\n",
              "job", "rw", "bs", "qd", "read-IOPS", "read-MB/s", "write-IOPS",
-             "write-MB/s", "mean-lat-us");
+             "write-MB/s", "mean-lat-us", "bottleneck");
     for (i = 0; i < res->npoints; ++i) {
       const struct raidsim_point *p = &res->points[i];
       char value[32], bs[32];
@@ -1010,10 +1020,11 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
         n += p->ios[d];
       }
       fprintf (fp, " %-24.24s %-9s %8s %5" PRIu64
-               " %12.1f %10.2f %12.1f %10.2f %11.1f\n",
+               " %12.1f %10.2f %12.1f %10.2f %11.1f  %s %.0f%%\n",
                p->job, raidsim_rw_name (p->rw), bs,
                p->iodepth, p->iops[0], p->bw[0] / 1e6, p->iops[1],
-               p->bw[1] / 1e6, n ? lat / n / 1e3 : 0);
+               p->bw[1] / 1e6, n ? lat / n / 1e3 : 0, p->bottleneck,
+               p->bottleneck_util);
     }
   }
   if (ferror (fp)) {

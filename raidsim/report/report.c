@@ -191,6 +191,26 @@ dir_object (const struct raidsim_job_result *r, enum raidsim_dir dir)
   return o;
 }
 
+/* Where the time goes (sim.h): each stage's mean, p50 and p99, ns. */
+static json_object *
+stages_object (const struct raidsim_job_result *r)
+{
+  json_object *o = json_object_new_object ();
+  unsigned i;
+
+  for (i = 0; i < RAIDSIM_NSTAGES; ++i) {
+    const struct raidsim_histogram *h = &r->stage[i];
+    json_object *st = json_object_new_object ();
+
+    json_object_object_add (st, "mean", jdouble (raidsim_hist_mean (h)));
+    json_object_object_add (st, "p50", juint (raidsim_hist_percentile (h, 50)));
+    json_object_object_add (st, "p99", juint (raidsim_hist_percentile (h, 99)));
+    json_object_object_add (st, "N", juint (h->count));
+    json_object_object_add (o, raidsim_stage_names[i], st);
+  }
+  return o;
+}
+
 static json_object *
 job_object (const struct raidsim_job_result *r)
 {
@@ -217,6 +237,7 @@ job_object (const struct raidsim_job_result *r)
   json_object_object_add (o, "write", dir_object (r, RAIDSIM_WRITE));
   json_object_object_add (o, "job_runtime",
                           juint (elapsed (r) / RAIDSIM_NS_PER_MS));
+  json_object_object_add (o, "stages", stages_object (r));
   return o;
 }
 
@@ -382,6 +403,14 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   json_object_object_add (root, "window_start_ns", juint (w0));
   json_object_object_add (root, "window_end_ns", juint (w1));
   json_object_object_add (root, "events", juint (raidsim_sim_events (s)));
+  {
+    json_object *o = json_object_new_object ();
+    double u = raidsim_sim_bottleneck (s, buf, sizeof buf);
+
+    json_object_object_add (o, "name", json_object_new_string (buf));
+    json_object_object_add (o, "util", jdouble (u));
+    json_object_object_add (root, "bottleneck", o);
+  }
 
   fprintf (fp, "%s\n",
            json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY |
@@ -518,6 +547,24 @@ table_sync (FILE *fp, const struct raidsim_array_config *ac,
            raidsim_hist_percentile (h, 99) / 1e3, raidsim_hist_max (h) / 1e3);
 }
 
+/* Where a job's time goes (sim.h), one line per stage. */
+static void
+table_stages (FILE *fp, const struct raidsim_job_result *r)
+{
+  unsigned i;
+
+  fprintf (fp, "  %-22s %10s %10s %10s\n", "stage us (last command)",
+           "mean", "p50", "p99");
+  for (i = 0; i < RAIDSIM_NSTAGES; ++i) {
+    const struct raidsim_histogram *h = &r->stage[i];
+
+    fprintf (fp, "    %-20s %10.3f %10.3f %10.3f\n", raidsim_stage_names[i],
+             raidsim_hist_mean (h) / 1e3,
+             raidsim_hist_percentile (h, 50) / 1e3,
+             raidsim_hist_percentile (h, 99) / 1e3);
+  }
+}
+
 static int
 report_table (FILE *fp, const struct raidsim_sim *s)
 {
@@ -605,6 +652,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
                raidsim_hist_percentile (h, 99) / 1e3,
                raidsim_hist_max (h) / 1e3);
     }
+    table_stages (fp, r);
   }
 
   fprintf (fp, "\n%-7s %10s %10s %7s %9s %9s", "member", "read-ios",
@@ -636,6 +684,22 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     fprintf (fp, "link %s: %.2f MB/s read, %.2f MB/s write, of %.2f MB/s\n",
              l->name, span ? l->bytes[RAIDSIM_READ] * 1e3 / span : 0,
              span ? l->bytes[RAIDSIM_WRITE] * 1e3 / span : 0, l->rate / 1e6);
+  }
+  {
+    bool any = false;
+    char name[32];
+    double u;
+
+    for (i = 0; i < raidsim_sim_nlinks (s); ++i)
+      if (raidsim_sim_link (s, i)) {
+        fprintf (fp, "%s%s %.2f", any ? ", " : "link util%: ",
+                 raidsim_sim_link (s, i)->name, raidsim_sim_link_util (s, i));
+        any = true;
+      }
+    if (any)
+      fprintf (fp, "\n");
+    u = raidsim_sim_bottleneck (s, name, sizeof name);
+    fprintf (fp, "bottleneck: %s %.0f%%\n", name, u);
   }
   return 0;
 }

@@ -129,6 +129,7 @@ fixed_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
   service = io->dir == RAIDSIM_WRITE ? d->p.write_latency : d->p.latency;
   start = d->free_at[0] > now ? d->free_at[0] : now;
   replace_root (d->free_at, d->p.parallelism, start + service);
+  io->started = start;
   io->done = start + service;
   insert_sorted (&d->inflight, io);
   return io->done;
