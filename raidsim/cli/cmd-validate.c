@@ -8,34 +8,43 @@
  * configs/validation/published-map.csv names, per row id, an array
  * file, a workload (a preset with its span), the job of that workload
  * whose figure is compared, the figure (IOPS, MB/s, or a surface
- * scan's average), and whether the row was used to set a parameter
- * ("fitted") or is held out.  Only held-out rows count towards the
- * thresholds.
+ * scan's average), and how far the row is independent of the model:
+ *
+ *   fitted     the row set a parameter (`fitted` yes, `sets` says which)
+ *   informed   the row was looked at while a parameter or a model
+ *              feature was chosen, adopted or not (`informed` yes, `why`
+ *              cites the sentence that says so)
+ *   untouched  neither: the only rows the thresholds count
  *
  * All of these files, and every config file the mapping names, are
  * compiled into the program (builtin.h, made by embed-files.py from the
  * mapping) and read from memory, so the command runs from any
  * directory, installed or in the build tree, and the meson test needs
- * no paths.  --csv reads another copy of the published figures instead
- * (the mapping still comes from the program).
+ * no paths.  --csv reads another copy of the published figures, --map
+ * another mapping (whose arrays must still be built in).
  *
- * Each (array, workload) pair is simulated once, whole: a
+ * Each (array, workload) pair is simulated once per seed, whole: a
  * CrystalDiskMark row is one test of a full cdm3 run, so the drives
  * carry their state (caches, flash wear) from test to test as under
- * the real tool.
+ * the real tool.  A row's prediction is the mean over the seeds
+ * --seed, --seed + 1, ..., --seed + N - 1 (N = --seeds, default 5), with
+ * the 95% interval of that mean (raidsim/report/stats.c: Student t over
+ * the N figures); a row whose interval straddles a limit is flagged.
  *
- * The thresholds (issue 5): over held-out rows, median absolute
- * relative error <= 15% and worst <= 40%; and the VROC shape rules
- * (shape_check below).  --require chooses which must hold for exit
- * status 0.
+ * The thresholds (issue 5, applied by issue 16 to untouched rows only):
+ * median absolute relative error <= 15% and worst <= 40%; and the VROC
+ * shape rules (shape_check below).  --require chooses which must hold
+ * for exit status 0.
  *
  * Run:
  *   build/raidsim/raidsim validate
  *   build/raidsim/raidsim validate --case optane-900p-vroc --format csv
+ *   build/raidsim/raidsim validate --seed 1 --seeds 1     (one seed, fast)
  */
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -49,6 +58,7 @@
 #include "raidsim/preset.h"
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
+#include "raidsim/stats.h"
 #include "cmd.h"
 #include "options.h"
 #include "util.h"
@@ -59,15 +69,32 @@
 #define PUBLISHED_FILE "tests/data/published.csv"
 #define MAP_FILE "configs/validation/published-map.csv"
 
-/* The thresholds of issue 5, on held-out rows only. */
+/* The thresholds of issue 5, on untouched rows only (issue 16). */
 #define MEDIAN_LIMIT 0.15
 #define WORST_LIMIT 0.40
+
+/* Seeds of a row's mean when --seeds is not given. */
+#define DEFAULT_SEEDS 5
 
 #define MAX_ROWS 256
 #define MAX_SIMS 64
 #define FIELD_MAX 256
 
 enum metric { METRIC_IOPS, METRIC_MBPS, METRIC_SURFACE_AVG };
+
+/* How far a row is independent of the model: the three sets. */
+enum use { USE_FITTED, USE_INFORMED, USE_UNTOUCHED, NUSES };
+static const char *const use_name[NUSES] = {
+  "fitted", "informed", "untouched",
+};
+#define MASK(u) (1u << (u))
+#define ALL_USES (MASK (USE_FITTED) | MASK (USE_INFORMED) \
+                  | MASK (USE_UNTOUCHED))
+#define HELD_OUT (MASK (USE_INFORMED) | MASK (USE_UNTOUCHED))
+
+/* Which limits a row's interval straddles. */
+#define STRADDLES_MEDIAN 1u
+#define STRADDLES_WORST 2u
 
 struct row {
   /* From published.csv. */
@@ -76,9 +103,14 @@ struct row {
   /* From the mapping. */
   char array[PATH_MAX + FIELD_MAX], workload[FIELD_MAX], job[FIELD_MAX];
   int metric;
-  bool fitted, mapped;
-  /* The run's figure and its relative error. */
-  double predicted, err;
+  bool fitted, informed, mapped;
+  enum use use;
+  unsigned map_line;
+  /* The figure of each seed; their mean, its interval and its error. */
+  double pred[RAIDSIM_SEEDS_MAX];
+  struct raidsim_interval iv;
+  double predicted, err, err_lo, err_hi;
+  unsigned straddles;
   bool ran;
 };
 
@@ -94,33 +126,47 @@ static unsigned nrows;
 static struct simrun sims[MAX_SIMS];
 static unsigned nsims;
 
+/* The seeds: first, first + 1, ..., first + nseeds - 1. */
+static uint64_t first_seed;
+static unsigned nseeds;
+
 static void
 usage (FILE *fp)
 {
   fprintf (fp,
-           "usage: %s [--csv PATH] [--format table|csv|json] [--case NAME]\n"
-           "       %*s [--require all|shape|none] [--seed N]\n"
+           "usage: %s [--csv PATH] [--map PATH] [--format table|csv|json]\n"
+           "       %*s [--case NAME] [--require all|shape|none]\n"
+           "       %*s [--seed S] [--seeds N]\n"
            "\n"
            "Run every row of the published figures (%s) under its\n"
-           "stated conditions and print predicted against published, with\n"
-           "the relative error; then the median and worst absolute error\n"
-           "of the held-out rows, per case and overall, and the VROC shape\n"
-           "rules.  The row -> array + workload mapping is %s;\n"
-           "both files and the configs they name are built into the program.\n"
+           "stated conditions, once per seed, and print the mean prediction\n"
+           "against the published figure, with the relative error and its\n"
+           "95%% interval; then the median and worst absolute error of the\n"
+           "fitted, informed and untouched rows, and the VROC shape rules.\n"
+           "The row -> array + workload mapping, which also says which rows\n"
+           "are fitted and informed, is %s; both files and\n"
+           "the configs they name are built into the program.\n"
            "\n"
            "Options:\n"
            "      --csv PATH     read the published figures from PATH\n"
+           "      --map PATH     read the row mapping from PATH (its arrays\n"
+           "                     must be built in)\n"
            "      --case NAME    only the rows of one case\n"
            "  -f, --format FMT   table (default), csv or json\n"
            "      --require WHAT which checks decide the exit status: all\n"
            "                     (default: thresholds and shape rules),\n"
            "                     shape (only the VROC shape rules), none\n"
-           "  -s, --seed N       seed of every run (default 1)\n"
+           "  -s, --seed S       the first seed (default 1)\n"
+           "      --seeds N      how many seeds, S to S + N - 1, a row's\n"
+           "                     figure is the mean of (default %d, at most\n"
+           "                     %d); --seeds 1 is one run per row\n"
            "  -h, --help         show this help\n"
            "\n"
-           "Thresholds: held-out rows' median |error| <= %.0f%%, worst <= "
-           "%.0f%%.\n",
-           CMD, (int) strlen (CMD), "", PUBLISHED_FILE, MAP_FILE,
+           "Thresholds, on the untouched rows only: median |error| <= %.0f%%,"
+           "\nworst <= %.0f%%.  A row whose 95%% interval straddles a limit is "
+           "flagged.\n",
+           CMD, (int) strlen (CMD), "", (int) strlen (CMD), "",
+           PUBLISHED_FILE, MAP_FILE, DEFAULT_SEEDS, RAIDSIM_SEEDS_MAX,
            MEDIAN_LIMIT * 100, WORST_LIMIT * 100);
 }
 
@@ -187,31 +233,56 @@ find_row (const char *id)
   return NULL;
 }
 
-/* The mapping: id,array,workload,job,metric,fitted,sets; lines starting
- * with '#' are comments.  Array paths are relative to configs/, and
- * become names of the built-in files.
+/* A yes/no column: 0 with *v set, or -1 naming the file and line. */
+static int
+yes_no (const struct raidsim_csv *c, const struct raidsim_csv_row *row,
+        const char *column, const char *value, bool *v)
+{
+  if (strcmp (value, "yes") == 0)
+    *v = true;
+  else if (strcmp (value, "no") == 0)
+    *v = false;
+  else {
+    raidsim_set_error ("%s:%u: %s: '%s' is not yes or no",
+                       raidsim_csv_name (c), row->line, column, value);
+    return -1;
+  }
+  return 0;
+}
+
+/* The mapping: id,array,workload,job,metric,fitted,sets,informed,why;
+ * lines starting with '#' are comments.  Array paths are relative to
+ * configs/, and become names of the built-in files.  A fitted row names
+ * what it set; an informed row cites why.
  */
 static int
 read_map (struct raidsim_csv *c)
 {
   static const char *const want[] = {
-    "id", "array", "workload", "job", "metric", "fitted",
+    "id", "array", "workload", "job", "metric", "fitted", "sets",
+    "informed", "why",
   };
-  enum { ID, ARRAY, WORKLOAD, JOB, METRIC, FITTED, NWANT };
+  enum { ID, ARRAY, WORKLOAD, JOB, METRIC, FITTED, SETS, INFORMED, WHY,
+         NWANT };
   struct raidsim_csv_row row;
   int col[NWANT], ret;
   unsigned i;
 
   if (raidsim_csv_header (c, want, NWANT, col, "the row mapping (id, array, "
-                          "workload, job, metric, fitted)") == -1)
+                          "workload, job, metric, fitted, sets, informed, "
+                          "why)") == -1)
     return -1;
   while ((ret = raidsim_csv_next (c, &row)) == 1) {
     const char *metric = row.field[col[METRIC]];
-    const char *fitted = row.field[col[FITTED]];
     struct row *r = find_row (row.field[col[ID]]);
 
     if (r == NULL)
       continue;               /* a mapped row the published file lacks */
+    if (r->mapped) {
+      raidsim_set_error ("%s:%u: id: '%s' is mapped already, on line %u",
+                         raidsim_csv_name (c), row.line, r->id, r->map_line);
+      return -1;
+    }
     if (raidsim_embedded_path ("configs/", row.field[col[ARRAY]], r->array,
                                sizeof r->array) == -1) {
       raidsim_set_error ("%s:%u: array: %s", raidsim_csv_name (c), row.line,
@@ -233,15 +304,27 @@ read_map (struct raidsim_csv *c)
                          metric);
       return -1;
     }
-    if (strcmp (fitted, "yes") == 0)
-      r->fitted = true;
-    else if (strcmp (fitted, "no") == 0)
-      r->fitted = false;
-    else {
-      raidsim_set_error ("%s:%u: fitted: '%s' is not yes or no",
-                         raidsim_csv_name (c), row.line, fitted);
+    if (yes_no (c, &row, "fitted", row.field[col[FITTED]], &r->fitted) == -1
+        || yes_no (c, &row, "informed", row.field[col[INFORMED]],
+                   &r->informed) == -1)
+      return -1;
+    if (r->fitted && row.field[col[SETS]][0] == '\0') {
+      raidsim_set_error ("%s:%u: sets: empty, but the row is fitted: say "
+                         "what it set", raidsim_csv_name (c), row.line);
       return -1;
     }
+    if (r->informed && row.field[col[WHY]][0] == '\0') {
+      raidsim_set_error ("%s:%u: why: empty, but the row is informed: cite "
+                         "the sentence that says it was consulted",
+                         raidsim_csv_name (c), row.line);
+      return -1;
+    }
+    /* A fitted row is fitted whatever else was read from it; informed
+     * there records that it was consulted for other choices too.
+     */
+    r->use = r->fitted ? USE_FITTED
+      : r->informed ? USE_INFORMED : USE_UNTOUCHED;
+    r->map_line = row.line;
     r->mapped = true;
   }
   if (ret == -1)
@@ -255,7 +338,9 @@ read_map (struct raidsim_csv *c)
   return 0;
 }
 
-/* The run of (array, workload), simulated on first use. */
+/* The run of (array, workload) under the current seed, simulated on
+ * first use; free_sims ends a seed's runs.
+ */
 static struct simrun *
 get_sim (const char *array, const char *workload, uint64_t seed)
 {
@@ -285,6 +370,20 @@ get_sim (const char *array, const char *workload, uint64_t seed)
   return sr;
 }
 
+static void
+free_sims (void)
+{
+  unsigned i;
+
+  for (i = 0; i < nsims; ++i) {
+    raidsim_sim_free (sims[i].s);
+    raidsim_jobfile_free (sims[i].jf);
+    raidsim_array_config_free (sims[i].ac);
+  }
+  memset (sims, 0, sizeof sims[0] * nsims);
+  nsims = 0;
+}
+
 static const struct raidsim_job_result *
 find_job (const struct simrun *sr, const char *name)
 {
@@ -310,10 +409,11 @@ job_figure (const struct raidsim_job_result *jr, int metric)
   return raidsim_result_bw (jr, d) / 1e6;
 }
 
+/* The row's figure under seed number k (the seed first_seed + k). */
 static int
-predict (struct row *r, uint64_t seed)
+predict (struct row *r, unsigned k)
 {
-  struct simrun *sr = get_sim (r->array, r->workload, seed);
+  struct simrun *sr = get_sim (r->array, r->workload, first_seed + k);
   const struct raidsim_job_result *jr;
 
   if (sr == NULL) {
@@ -327,7 +427,7 @@ predict (struct row *r, uint64_t seed)
       raidsim_set_error ("%s: %s is not a surface scan", r->id, r->workload);
       return -1;
     }
-    r->predicted = avg / 1e6;
+    r->pred[k] = avg / 1e6;
   }
   else {
     jr = find_job (sr, r->job);
@@ -336,46 +436,101 @@ predict (struct row *r, uint64_t seed)
                          r->job);
       return -1;
     }
-    r->predicted = job_figure (jr, r->metric);
+    r->pred[k] = job_figure (jr, r->metric);
   }
-  r->err = r->predicted / r->published - 1;
   r->ran = true;
   return 0;
 }
 
+/* Whether [lo, hi], an interval of signed errors, has the |error| limit
+ * strictly inside it on either side.
+ */
+static bool
+error_straddles (double lo, double hi, double limit)
+{
+  return raidsim_straddles (lo, hi, limit)
+    || raidsim_straddles (lo, hi, -limit);
+}
+
+/* The row's mean over the seeds, its interval and its error. */
+static void
+combine (struct row *r)
+{
+  r->iv = raidsim_interval95 (r->pred, nseeds);
+  r->predicted = r->iv.mean;
+  r->err = r->predicted / r->published - 1;
+  r->err_lo = (r->iv.mean - r->iv.half) / r->published - 1;
+  r->err_hi = (r->iv.mean + r->iv.half) / r->published - 1;
+  r->straddles = 0;
+  if (r->iv.known) {
+    if (error_straddles (r->err_lo, r->err_hi, MEDIAN_LIMIT))
+      r->straddles |= STRADDLES_MEDIAN;
+    if (error_straddles (r->err_lo, r->err_hi, WORST_LIMIT))
+      r->straddles |= STRADDLES_WORST;
+  }
+}
+
+/* Median and worst |error| of a set of rows: of the rows' means (these
+ * decide the thresholds), and, as a measure of the seeds' spread, the
+ * mean and 95% interval of the set's median and worst taken seed by
+ * seed.
+ */
 struct stats {
   unsigned n;
   double median, worst;
+  struct raidsim_interval seed_median, seed_worst;
 };
 
-/* Median and worst |error| of the held-out rows of casename (NULL:
- * every case).
- */
-static struct stats
-held_out_stats (const char *casename)
+static bool
+in_set (const struct row *r, unsigned mask, const char *casename)
 {
-  double e[MAX_ROWS];
-  struct stats st = { 0, 0, 0 };
-  unsigned i;
+  return r->ran && (mask & MASK (r->use))
+    && (casename == NULL || strcmp (r->casename, casename) == 0);
+}
 
-  for (i = 0; i < nrows; ++i) {
-    if (!rows[i].ran || rows[i].fitted)
-      continue;
-    if (casename && strcmp (rows[i].casename, casename) != 0)
-      continue;
-    e[st.n++] = fabs (rows[i].err);
-  }
+static struct stats
+set_stats (unsigned mask, const char *casename)
+{
+  static double e[MAX_ROWS];
+  double med[RAIDSIM_SEEDS_MAX], worst[RAIDSIM_SEEDS_MAX];
+  struct stats st;
+  unsigned i, k;
+
+  memset (&st, 0, sizeof st);
+  for (i = 0; i < nrows; ++i)
+    if (in_set (&rows[i], mask, casename))
+      e[st.n++] = fabs (rows[i].err);
   if (st.n == 0)
     return st;
-  qsort (e, st.n, sizeof e[0], cmp_double);
-  st.median = st.n % 2 ? e[st.n / 2] : (e[st.n / 2 - 1] + e[st.n / 2]) / 2;
+  st.median = raidsim_median (e, st.n);
   st.worst = e[st.n - 1];
+  for (k = 0; k < nseeds; ++k) {
+    unsigned n = 0;
+
+    for (i = 0; i < nrows; ++i)
+      if (in_set (&rows[i], mask, casename))
+        e[n++] = fabs (rows[i].pred[k] / rows[i].published - 1);
+    med[k] = raidsim_median (e, n);
+    worst[k] = e[n - 1];
+  }
+  st.seed_median = raidsim_interval95 (med, nseeds);
+  st.seed_worst = raidsim_interval95 (worst, nseeds);
   return st;
 }
 
-/* The VROC shape rules of issue 5, on predictions.  The rows they name
- * are the CSV's; the curves (sequential reads and writes over QD) come
- * from the same four-corners runs the rows come from.
+/* The thresholds on the untouched rows (of the case, with --case).  No
+ * untouched row: nothing to judge, not met.
+ */
+static bool
+thresholds_met (const struct stats *st)
+{
+  return st->n > 0 && st->median <= MEDIAN_LIMIT && st->worst <= WORST_LIMIT;
+}
+
+/* The VROC shape rules of issue 5, on the means over the seeds.  The
+ * rows they name are the CSV's; the curves (sequential reads over QD)
+ * come from the same four-corners runs the rows come from, recorded
+ * seed by seed (record_curves).
  */
 struct rule {
   const char *name;
@@ -393,13 +548,47 @@ static struct rule rules[NRULES] = {
     "40%)", false, false, "" },
 };
 
+#define NQDS 6
+static const char *const qds[NQDS] = { "1", "2", "4", "8", "16", "32" };
+/* Sequential 128 KiB reads at each QD: the single drive's and the
+ * array's, per seed.
+ */
+static double curve_single[NQDS][RAIDSIM_SEEDS_MAX];
+static double curve_array[NQDS][RAIDSIM_SEEDS_MAX];
+static bool curves_known;
+
 static double
-curve_point (const struct row *ref, const char *job)
+curve_point (const struct row *ref, const char *job, unsigned k)
 {
-  struct simrun *sr = get_sim (ref->array, ref->workload, 0);
+  struct simrun *sr = get_sim (ref->array, ref->workload, first_seed + k);
   const struct raidsim_job_result *jr = sr ? find_job (sr, job) : NULL;
 
   return jr ? job_figure (jr, METRIC_MBPS) : -1;
+}
+
+static void
+record_curves (unsigned k)
+{
+  const struct row *single = find_row ("vroc-rr-single-qd1");
+  const struct row *sr4 = find_row ("vroc-sr-raid0-qd4");
+  unsigned i;
+
+  curves_known = single && single->ran && sr4 && sr4->ran;
+  if (!curves_known)
+    return;
+  for (i = 0; i < NQDS; ++i) {
+    char job[64];
+
+    snprintf (job, sizeof job, "seq-read-128k-qd%s", qds[i]);
+    curve_single[i][k] = curve_point (single, job, k);
+    curve_array[i][k] = curve_point (sr4, job, k);
+  }
+}
+
+static double
+mean_over_seeds (const double *v)
+{
+  return raidsim_interval95 (v, nseeds).mean;
 }
 
 static void
@@ -412,9 +601,10 @@ shape_check (void)
   const struct row *w[3] = { find_row ("vroc-sw-raid0-qd1"),
                              find_row ("vroc-sw-raid0-qd2"),
                              find_row ("vroc-sw-raid0-qd4") };
-  static const char *const qds[] = { "1", "2", "4", "8", "16", "32" };
   unsigned i;
 
+  for (i = 0; i < NRULES; ++i)
+    rules[i].known = rules[i].ok = false;
   if (single && single->ran && a1 && a1->ran) {
     rules[0].known = true;
     rules[0].ok = a1->predicted < single->predicted / 4;
@@ -432,17 +622,15 @@ shape_check (void)
    * drive: the array's QD4 figure is 1.7 to 2.3 times the single
    * drive's best sequential read.
    */
-  if (sr4 && sr4->ran && single && single->ran) {
+  if (sr4 && sr4->ran && curves_known) {
     double at4 = sr4->predicted, later = 0, one = 0;
-    char job[64];
 
-    for (i = 0; i < 6; ++i) {
+    for (i = 0; i < NQDS; ++i) {
       double v;
 
-      snprintf (job, sizeof job, "seq-read-128k-qd%s", qds[i]);
-      if (i > 2 && (v = curve_point (sr4, job)) > later)
+      if (i > 2 && (v = mean_over_seeds (curve_array[i])) > later)
         later = v;
-      if ((v = curve_point (single, job)) > one)
+      if ((v = mean_over_seeds (curve_single[i])) > one)
         one = v;
     }
     rules[2].known = one > 0;
@@ -470,61 +658,133 @@ pass (bool ok)
   return ok ? "PASS" : "FAIL";
 }
 
-static void
-report_table (const char *only, bool *thresholds_ok)
+/* The limits a row's interval straddles, as the table and CSV give
+ * them: "", "15%", "40%" or "15% 40%".
+ */
+static const char *
+straddle_text (unsigned straddles)
 {
-  unsigned i, c;
+  static char buf[32];
+
+  snprintf (buf, sizeof buf, "%s%s%s",
+            straddles & STRADDLES_MEDIAN ? "15%" : "",
+            straddles == (STRADDLES_MEDIAN | STRADDLES_WORST) ? " " : "",
+            straddles & STRADDLES_WORST ? "40%" : "");
+  return buf;
+}
+
+/* "10.3 +- 0.5" (percent) for a per-seed interval, "-" without one. */
+static const char *
+seed_text (char *buf, size_t len, const struct raidsim_interval *iv)
+{
+  if (!iv->known)
+    snprintf (buf, len, "-");
+  else
+    snprintf (buf, len, "%5.1f +-%5.1f", 100 * iv->mean, 100 * iv->half);
+  return buf;
+}
+
+static void
+stats_line (const char *label, const struct stats *st)
+{
+  char m[32], w[32];
+
+  if (st->n == 0) {
+    printf ("  %-18s %5u %8s %8s\n", label, 0u, "-", "-");
+    return;
+  }
+  printf ("  %-18s %5u %7.1f%% %7.1f%%  %s  %s\n", label, st->n,
+          100 * st->median, 100 * st->worst,
+          seed_text (m, sizeof m, &st->seed_median),
+          seed_text (w, sizeof w, &st->seed_worst));
+}
+
+static void
+report_table (const char *only)
+{
+  unsigned i, c, u;
   const char *cases[MAX_ROWS];
   unsigned ncases = 0;
+  bool any = false;
 
-  printf ("%-26s %-9s %10s %10s %8s  %s\n", "id", "unit", "published",
-          "predicted", "error", "use");
+  if (nseeds > 1)
+    printf ("mean of %u seeds (%" PRIu64 " to %" PRIu64 "); +-95%%: "
+            "half-width of the error's 95%% interval, t(0.975, %u) = "
+            "%.3f\n\n", nseeds, first_seed, first_seed + nseeds - 1,
+            nseeds - 1, raidsim_t_quantile (0.975, nseeds - 1));
+  else
+    printf ("one seed (%" PRIu64 "): no interval\n\n", first_seed);
+  printf ("%-26s %-9s %10s %10s %8s %6s  %-9s  %s\n", "id", "unit",
+          "published", "predicted", "error", "+-95%", "use", "straddles");
   for (i = 0; i < nrows; ++i) {
     const struct row *r = &rows[i];
+    char half[16];
 
     if (!r->ran)
       continue;
     if (i == 0 || strcmp (r->casename, rows[i - 1].casename) != 0)
       printf ("-- %s\n", r->casename);
-    printf ("%-26s %-9s %10.1f %10.1f %+7.1f%%  %s\n", r->id, r->unit,
-            r->published, r->predicted, 100 * r->err,
-            r->fitted ? "fitted" : "held out");
+    if (r->iv.known)
+      snprintf (half, sizeof half, "%.1f%%", 100 * r->iv.half / r->published);
+    else
+      snprintf (half, sizeof half, "-");
+    printf ("%-26s %-9s %10.1f %10.1f %+7.1f%% %6s  ", r->id, r->unit,
+            r->published, r->predicted, 100 * r->err, half);
+    if (r->straddles)
+      printf ("%-9s  %s\n", use_name[r->use], straddle_text (r->straddles));
+    else
+      printf ("%s\n", use_name[r->use]);
   }
 
-  printf ("\nheld-out rows: |error|      n   median    worst\n");
-  for (i = 0; i < nrows; ++i) {
-    bool seen = false;
+  printf ("\n|error| by set          n   median    worst  per seed, "
+          "mean +- 95%%: median, worst\n");
+  for (u = 0; u < NUSES; ++u) {
+    struct stats st = set_stats (MASK (u), only);
 
-    if (!rows[i].ran)
-      continue;
-    for (c = 0; c < ncases; ++c)
-      if (strcmp (cases[c], rows[i].casename) == 0)
-        seen = true;
-    if (!seen)
-      cases[ncases++] = rows[i].casename;
+    stats_line (use_name[u], &st);
   }
-  for (c = 0; c < ncases; ++c) {
-    struct stats st = held_out_stats (cases[c]);
+  /* With --case the lines above are already the case's. */
+  if (only == NULL) {
+    for (i = 0; i < nrows; ++i) {
+      bool seen = false;
 
-    printf ("  %-24s %5u %7.1f%% %7.1f%%\n", cases[c], st.n,
-            100 * st.median, 100 * st.worst);
+      if (!rows[i].ran)
+        continue;
+      for (c = 0; c < ncases; ++c)
+        if (strcmp (cases[c], rows[i].casename) == 0)
+          seen = true;
+      if (!seen)
+        cases[ncases++] = rows[i].casename;
+    }
+    printf ("untouched rows by case:\n");
+    for (c = 0; c < ncases; ++c) {
+      struct stats st = set_stats (MASK (USE_UNTOUCHED), cases[c]);
+
+      stats_line (cases[c], &st);
+    }
   }
   {
-    struct stats st = held_out_stats (NULL);
+    struct stats st = set_stats (MASK (USE_UNTOUCHED), only);
 
-    *thresholds_ok = st.median <= MEDIAN_LIMIT && st.worst <= WORST_LIMIT;
-    /* With --case the one case's line above is already the total. */
-    if (only == NULL)
-      printf ("  %-24s %5u %7.1f%% %7.1f%%\n", "overall", st.n,
-              100 * st.median, 100 * st.worst);
-    printf ("\nthresholds (held-out rows%s):\n"
-            "  median |error| <= %.0f%%: %s (%.1f%%)\n"
-            "  worst |error| <= %.0f%%: %s (%.1f%%)\n",
-            only ? ", this case" : "",
-            100 * MEDIAN_LIMIT, pass (st.median <= MEDIAN_LIMIT),
-            100 * st.median,
-            100 * WORST_LIMIT, pass (st.worst <= WORST_LIMIT),
-            100 * st.worst);
+    printf ("\nthresholds (untouched rows%s):\n", only ? ", this case" : "");
+    if (st.n == 0)
+      printf ("  none: no untouched rows to judge them on: FAIL\n");
+    else
+      printf ("  median |error| <= %.0f%%: %s (%.1f%%, %u rows)\n"
+              "  worst |error| <= %.0f%%: %s (%.1f%%)\n",
+              100 * MEDIAN_LIMIT, pass (st.median <= MEDIAN_LIMIT),
+              100 * st.median, st.n,
+              100 * WORST_LIMIT, pass (st.worst <= WORST_LIMIT),
+              100 * st.worst);
+    printf ("  untouched rows whose interval straddles a limit:");
+    for (i = 0; i < nrows; ++i)
+      if (in_set (&rows[i], MASK (USE_UNTOUCHED), only)
+          && rows[i].straddles) {
+        printf ("\n    %s (%s)", rows[i].id,
+                straddle_text (rows[i].straddles));
+        any = true;
+      }
+    printf ("%s\n", any ? "" : " none");
   }
   printf ("VROC shape rules:\n");
   for (i = 0; i < NRULES; ++i)
@@ -533,47 +793,111 @@ report_table (const char *only, bool *thresholds_ok)
               rules[i].detail);
 }
 
+/* The columns up to `fitted` are those of before issue 16; the rest
+ * were added at the end.
+ */
 static void
 report_csv (void)
 {
   unsigned i;
 
-  printf ("id,case,unit,published,predicted,error,fitted\n");
+  printf ("id,case,unit,published,predicted,error,fitted,"
+          "informed,use,seeds,predicted_lo,predicted_hi,error_lo,error_hi,"
+          "straddles\n");
   for (i = 0; i < nrows; ++i) {
-    if (!rows[i].ran)
+    const struct row *r = &rows[i];
+
+    if (!r->ran)
       continue;
-    raidsim_csv_field (stdout, rows[i].id);
+    raidsim_csv_field (stdout, r->id);
     putchar (',');
-    raidsim_csv_field (stdout, rows[i].casename);
+    raidsim_csv_field (stdout, r->casename);
     putchar (',');
-    raidsim_csv_field (stdout, rows[i].unit);
-    printf (",%g,%.6g,%.4f,%s\n", rows[i].published, rows[i].predicted,
-            rows[i].err, rows[i].fitted ? "yes" : "no");
+    raidsim_csv_field (stdout, r->unit);
+    printf (",%g,%.6g,%.4f,%s,%s,%s,%u,", r->published, r->predicted,
+            r->err, r->fitted ? "yes" : "no", r->informed ? "yes" : "no",
+            use_name[r->use], nseeds);
+    if (r->iv.known)
+      printf ("%.6g,%.6g,%.4f,%.4f,", r->iv.mean - r->iv.half,
+              r->iv.mean + r->iv.half, r->err_lo, r->err_hi);
+    else
+      printf (",,,,");
+    raidsim_csv_field (stdout, straddle_text (r->straddles));
+    putchar ('\n');
   }
 }
 
 static void
-report_json (bool thresholds_ok)
+json_interval (const char *name, const struct raidsim_interval *iv)
 {
-  struct stats st = held_out_stats (NULL);
-  unsigned i;
+  if (iv->known)
+    printf ("\"%s\": { \"mean\": %.4f, \"half_width\": %.4f }", name,
+            iv->mean, iv->half);
+  else
+    printf ("\"%s\": null", name);
+}
+
+static void
+json_stats (const char *name, const struct stats *st, const char *end)
+{
+  printf ("    \"%s\": { \"n\": %u, \"median_abs_error\": %.4f, "
+          "\"worst_abs_error\": %.4f, ", name, st->n, st->median,
+          st->worst);
+  json_interval ("per_seed_median", &st->seed_median);
+  printf (", ");
+  json_interval ("per_seed_worst", &st->seed_worst);
+  printf (" }%s\n", end);
+}
+
+static void
+report_json (const char *only, bool thresholds_ok)
+{
+  struct stats held = set_stats (HELD_OUT, only);
+  unsigned i, u;
   bool first = true;
 
-  printf ("{\n  \"rows\": [\n");
+  printf ("{\n  \"seeds\": { \"first\": %" PRIu64 ", \"n\": %u },\n",
+          first_seed, nseeds);
+  printf ("  \"rows\": [\n");
   for (i = 0; i < nrows; ++i) {
-    if (!rows[i].ran)
+    const struct row *r = &rows[i];
+
+    if (!r->ran)
       continue;
     printf ("%s    { \"id\": \"%s\", \"case\": \"%s\", \"unit\": \"%s\", "
             "\"published\": %g, \"predicted\": %.6g, \"error\": %.4f, "
-            "\"fitted\": %s }", first ? "" : ",\n", rows[i].id,
-            rows[i].casename, rows[i].unit, rows[i].published,
-            rows[i].predicted, rows[i].err,
-            rows[i].fitted ? "true" : "false");
+            "\"fitted\": %s, \"informed\": %s, \"use\": \"%s\", ",
+            first ? "" : ",\n", r->id, r->casename, r->unit, r->published,
+            r->predicted, r->err, r->fitted ? "true" : "false",
+            r->informed ? "true" : "false", use_name[r->use]);
+    if (r->iv.known)
+      printf ("\"predicted_interval\": [%.6g, %.6g], "
+              "\"error_interval\": [%.4f, %.4f], ",
+              r->iv.mean - r->iv.half, r->iv.mean + r->iv.half, r->err_lo,
+              r->err_hi);
+    else
+      printf ("\"predicted_interval\": null, \"error_interval\": null, ");
+    printf ("\"straddles\": [%s%s%s] }",
+            r->straddles & STRADDLES_MEDIAN ? "0.15" : "",
+            r->straddles == (STRADDLES_MEDIAN | STRADDLES_WORST) ? ", " : "",
+            r->straddles & STRADDLES_WORST ? "0.40" : "");
     first = false;
   }
+  /* held_out: the rows not fitted, as before issue 16; thresholds_met
+   * is now the verdict on the untouched rows.
+   */
   printf ("\n  ],\n  \"held_out\": { \"n\": %u, \"median_abs_error\": %.4f, "
           "\"worst_abs_error\": %.4f, \"thresholds_met\": %s },\n",
-          st.n, st.median, st.worst, thresholds_ok ? "true" : "false");
+          held.n, held.median, held.worst, thresholds_ok ? "true" : "false");
+  printf ("  \"sets\": {\n");
+  for (u = 0; u < NUSES; ++u) {
+    struct stats st = set_stats (MASK (u), only);
+
+    json_stats (use_name[u], &st, u + 1 < NUSES ? "," : "");
+  }
+  printf ("  },\n  \"thresholds\": { \"rows\": \"untouched\", "
+          "\"median_limit\": %.2f, \"worst_limit\": %.2f, \"met\": %s },\n",
+          MEDIAN_LIMIT, WORST_LIMIT, thresholds_ok ? "true" : "false");
   printf ("  \"shape_rules\": [\n");
   first = true;
   for (i = 0; i < NRULES; ++i) {
@@ -587,41 +911,82 @@ report_json (bool thresholds_ok)
   printf ("\n  ]\n}\n");
 }
 
+/* The published figures, then the mapping, from a path or from the
+ * built-in copy.
+ */
+static int
+read_inputs (const char *csv, const char *map)
+{
+  struct raidsim_csv *reader = NULL;
+  const char *text;
+  int ret = -1;
+
+  if (csv)
+    reader = raidsim_csv_open (csv, 0);
+  else if ((text = raidsim_embedded_find (raidsim_validation_files,
+                                          PUBLISHED_FILE)) != NULL)
+    reader = raidsim_csv_open_text (PUBLISHED_FILE, text, 0);
+  else
+    raidsim_set_error ("%s: not built in", PUBLISHED_FILE);
+  if (reader == NULL || read_published (reader) == -1)
+    goto out;
+  raidsim_csv_close (reader);
+  reader = NULL;
+  if (map)
+    reader = raidsim_csv_open (map, RAIDSIM_CSV_COMMENTS);
+  else if ((text = raidsim_embedded_find (raidsim_validation_files,
+                                          MAP_FILE)) != NULL)
+    reader = raidsim_csv_open_text (MAP_FILE, text, RAIDSIM_CSV_COMMENTS);
+  else
+    raidsim_set_error ("%s: not built in", MAP_FILE);
+  if (reader == NULL || read_map (reader) == -1)
+    goto out;
+  ret = 0;
+ out:
+  raidsim_csv_close (reader);
+  return ret;
+}
+
 int
 cmd_validate (int argc, char **argv)
 {
+  enum { OPT_CSV = 256, OPT_MAP, OPT_CASE, OPT_REQUIRE, OPT_SEEDS };
   static const struct option longopts[] = {
-    { "csv", required_argument, NULL, 'c' },
-    { "case", required_argument, NULL, 'C' },
+    { "csv", required_argument, NULL, OPT_CSV },
+    { "map", required_argument, NULL, OPT_MAP },
+    { "case", required_argument, NULL, OPT_CASE },
     { "format", required_argument, NULL, 'f' },
-    { "require", required_argument, NULL, 'r' },
+    { "require", required_argument, NULL, OPT_REQUIRE },
     { "seed", required_argument, NULL, 's' },
+    { "seeds", required_argument, NULL, OPT_SEEDS },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  const char *csv = NULL, *only = NULL, *require = "all";
+  const char *csv = NULL, *map = NULL, *only = NULL, *require = "all";
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
-  uint64_t seed = 1;
-  struct raidsim_csv *reader = NULL;
-  const char *text;
   bool thresholds_ok = false, shape_ok = true;
-  unsigned i, nran = 0;
+  unsigned i, k, nran = 0;
   int c, ret = 1;
 
+  first_seed = 1;
+  nseeds = DEFAULT_SEEDS;
   optind = 1;
   while ((c = getopt_long (argc, argv, ":f:s:h", longopts, NULL)) != -1) {
     switch (c) {
-    case 'c':
+    case OPT_CSV:
       csv = optarg;
       break;
-    case 'C':
+    case OPT_MAP:
+      map = optarg;
+      break;
+    case OPT_CASE:
       only = optarg;
       break;
     case 'f':
       if (cli_format (CMD, optarg, &format) == -1)
         return 1;
       break;
-    case 'r':
+    case OPT_REQUIRE:
       if (strcmp (optarg, "all") != 0 && strcmp (optarg, "shape") != 0
           && strcmp (optarg, "none") != 0) {
         fprintf (stderr, "%s: --require: '%s' is not all, shape or none\n",
@@ -631,8 +996,14 @@ cmd_validate (int argc, char **argv)
       require = optarg;
       break;
     case 's':
-      if (cli_seed (CMD, optarg, &seed) == -1)
+      if (cli_seed (CMD, optarg, &first_seed) == -1)
         return 1;
+      break;
+    case OPT_SEEDS:
+      if (raidsim_parse_seeds (optarg, &nseeds) == -1) {
+        fprintf (stderr, "%s: --seeds: %s\n", CMD, raidsim_error ());
+        return 1;
+      }
       break;
     case 'h':
       usage (stdout);
@@ -646,53 +1017,54 @@ cmd_validate (int argc, char **argv)
     fprintf (stderr, "%s: takes no arguments; see '%s --help'\n", CMD, CMD);
     return 1;
   }
+  if (!raidsim_seeds_fit (first_seed, nseeds)) {
+    fprintf (stderr, "%s: --seed %" PRIu64 " --seeds %u: the seeds run "
+             "past %" PRIu64 "\n", CMD, first_seed, nseeds, UINT64_MAX);
+    return 1;
+  }
 
   nrows = nsims = 0;
-  if (csv)
-    reader = raidsim_csv_open (csv, 0);
-  else if ((text = raidsim_embedded_find (raidsim_validation_files,
-                                          PUBLISHED_FILE)) != NULL)
-    reader = raidsim_csv_open_text (PUBLISHED_FILE, text, 0);
-  if (reader == NULL || read_published (reader) == -1)
+  memset (rows, 0, sizeof rows);
+  if (read_inputs (csv, map) == -1)
     goto err;
-  raidsim_csv_close (reader);
-  reader = NULL;
-  if ((text = raidsim_embedded_find (raidsim_validation_files,
-                                     MAP_FILE)) == NULL
-      || (reader = raidsim_csv_open_text (MAP_FILE, text,
-                                          RAIDSIM_CSV_COMMENTS)) == NULL
-      || read_map (reader) == -1)
-    goto err;
-  raidsim_csv_close (reader);
-  reader = NULL;
 
-  for (i = 0; i < nrows; ++i) {
-    if (only && strcmp (rows[i].casename, only) != 0)
-      continue;
-    if (predict (&rows[i], seed) == -1)
-      goto err;
-    nran++;
+  for (k = 0; k < nseeds; ++k) {
+    nran = 0;
+    for (i = 0; i < nrows; ++i) {
+      if (only && strcmp (rows[i].casename, only) != 0)
+        continue;
+      if (predict (&rows[i], k) == -1)
+        goto err;
+      nran++;
+    }
+    if (nran == 0)
+      break;
+    record_curves (k);
+    free_sims ();
   }
   if (nran == 0) {
     fprintf (stderr, "%s: --case: no rows of case '%s'\n", CMD, only);
     goto out;
   }
+  for (i = 0; i < nrows; ++i)
+    if (rows[i].ran)
+      combine (&rows[i]);
   shape_check ();
   for (i = 0; i < NRULES; ++i)
     if (rules[i].known && !rules[i].ok)
       shape_ok = false;
 
   {
-    struct stats st = held_out_stats (NULL);
+    struct stats st = set_stats (MASK (USE_UNTOUCHED), only);
 
-    thresholds_ok = st.median <= MEDIAN_LIMIT && st.worst <= WORST_LIMIT;
+    thresholds_ok = thresholds_met (&st);
   }
   if (format == RAIDSIM_FORMAT_TABLE)
-    report_table (only, &thresholds_ok);
+    report_table (only);
   else if (format == RAIDSIM_FORMAT_CSV)
     report_csv ();
   else
-    report_json (thresholds_ok);
+    report_json (only, thresholds_ok);
   if (fflush (stdout) == EOF) {
     fprintf (stderr, "%s: write: %s\n", CMD, strerror (errno));
     goto out;
@@ -713,12 +1085,6 @@ cmd_validate (int argc, char **argv)
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
   ret = 1;
  out:
-  raidsim_csv_close (reader);
-  for (i = 0; i < nsims; ++i) {
-    raidsim_sim_free (sims[i].s);
-    raidsim_jobfile_free (sims[i].jf);
-    raidsim_array_config_free (sims[i].ac);
-  }
-  nsims = 0;
+  free_sims ();
   return ret;
 }
