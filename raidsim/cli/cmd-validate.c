@@ -123,6 +123,8 @@ struct simrun {
 
 static struct row rows[MAX_ROWS];
 static unsigned nrows;
+/* The mapping's name (a path, or MAP_FILE), for errors about a row. */
+static char map_name[PATH_MAX];
 static struct simrun sims[MAX_SIMS];
 static unsigned nsims;
 
@@ -144,8 +146,9 @@ usage (FILE *fp)
            "95%% interval; then the median and worst absolute error of the\n"
            "fitted, informed and untouched rows, and the VROC shape rules.\n"
            "The row -> array + workload mapping, which also says which rows\n"
-           "are fitted and informed, is %s; both files and\n"
-           "the configs they name are built into the program.\n"
+           "are fitted and informed, is\n"
+           "%s; both files and the configs they\n"
+           "name are built into the program.\n"
            "\n"
            "Options:\n"
            "      --csv PATH     read the published figures from PATH\n"
@@ -268,6 +271,7 @@ read_map (struct raidsim_csv *c)
   int col[NWANT], ret;
   unsigned i;
 
+  snprintf (map_name, sizeof map_name, "%s", raidsim_csv_name (c));
   if (raidsim_csv_header (c, want, NWANT, col, "the row mapping (id, array, "
                           "workload, job, metric, fitted, sets, informed, "
                           "why)") == -1)
@@ -284,7 +288,9 @@ read_map (struct raidsim_csv *c)
       return -1;
     }
     if (raidsim_embedded_path ("configs/", row.field[col[ARRAY]], r->array,
-                               sizeof r->array) == -1) {
+                               sizeof r->array) == -1
+        || raidsim_embedded_find (raidsim_validation_files, r->array)
+        == NULL) {
       raidsim_set_error ("%s:%u: array: %s", raidsim_csv_name (c), row.line,
                          raidsim_error ());
       return -1;
@@ -416,15 +422,18 @@ predict (struct row *r, unsigned k)
   struct simrun *sr = get_sim (r->array, r->workload, first_seed + k);
   const struct raidsim_job_result *jr;
 
+  /* Errors name the row's line of the mapping. */
   if (sr == NULL) {
-    raidsim_set_error ("%s: %s", r->id, raidsim_error ());
+    raidsim_set_error ("%s:%u: %s: %s", map_name, r->map_line, r->id,
+                       raidsim_error ());
     return -1;
   }
   if (r->metric == METRIC_SURFACE_AVG) {
     double mn, mx, avg;
 
     if (raidsim_result_surface (sr->s, &mn, &mx, &avg) == 0) {
-      raidsim_set_error ("%s: %s is not a surface scan", r->id, r->workload);
+      raidsim_set_error ("%s:%u: %s: %s is not a surface scan", map_name,
+                         r->map_line, r->id, r->workload);
       return -1;
     }
     r->pred[k] = avg / 1e6;
@@ -432,8 +441,8 @@ predict (struct row *r, unsigned k)
   else {
     jr = find_job (sr, r->job);
     if (jr == NULL) {
-      raidsim_set_error ("%s: %s has no job '%s'", r->id, r->workload,
-                         r->job);
+      raidsim_set_error ("%s:%u: %s: %s has no job '%s'", map_name,
+                         r->map_line, r->id, r->workload, r->job);
       return -1;
     }
     r->pred[k] = job_figure (jr, r->metric);

@@ -174,7 +174,7 @@ if "$RAIDSIM" validate --seed 18446744073709551615 --seeds 2 2> err.txt; then
   fail "seeds past 2^64 - 1 accepted"
 fi
 # A malformed row of a mapping: a bad yes/no, an informed row with no
-# why, a row mapped twice, a missing column.
+# why, a row mapped twice, a missing column, an array not built in.
 row=hdt-g1-raid0-r-used
 line=$(grep -n "^$row," "$map" | cut -d: -f1)
 head5=$(grep "^$row," "$map" | cut -d, -f1-5)
@@ -184,11 +184,13 @@ awk -v n="$line" -v r="$head5,no,,yes," 'NR == n { $0 = r } 1' "$map" \
   > bad2.csv
 { cat "$map"; echo "$head5,no,,no,"; } > bad3.csv
 sed 's/^id,\(.*\),why$/id,\1/' "$map" > bad4.csv
+sed "${line}s#,arrays/[^,]*,#,arrays/nonexistent.ini,#" "$map" > bad5.csv
 last=$(wc -l < bad3.csv)
 for b in "bad1.csv:$line: informed: 'maybe' is not yes or no" \
          "bad2.csv:$line: why: empty" \
          "bad3.csv:$last: id: '$row' is mapped already, on line $line" \
-         "bad4.csv:.*: no 'why' column"; do
+         "bad4.csv:.*: no 'why' column" \
+         "bad5.csv:$line: array: configs/arrays/nonexistent.ini: not among"; do
   f=${b%%:*}
   if "$RAIDSIM" validate --map "$f" --seeds 1 2> err.txt > /dev/null; then
     fail "--map $f succeeded"
