@@ -85,6 +85,8 @@ struct member_io {
   uint64_t start_ns;            /* for the latency histogram */
   /* Owned by the backend while the I/O is in flight. */
   uint64_t done_bytes;
+  uint64_t progress_ns;         /* NBD: when it was issued or last got a
+                                 * reply, for the timeout */
   void *backend_priv;
   void *bounce;                 /* member.c's copy of iov[] for backends
                                  * that are not vectored */
@@ -159,6 +161,11 @@ struct member {
     FILE_IO_URING,
     FILE_IO_THREADS,
   } io_mode;
+
+  /* Set before ops->open: how long an NBD member may take to connect,
+   * or to answer one I/O, in milliseconds; 0 is forever (timeout=).
+   */
+  unsigned timeout_ms;
 
   /* Set by ops->open. */
   uint64_t size;

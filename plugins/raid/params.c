@@ -24,6 +24,7 @@ struct raid_params params = {
     .policy = RAID_READ_POLICY_DEFAULT,
   },
   .max_inflight = MAX_INFLIGHT_DEFAULT,
+  .timeout_ms = TIMEOUT_DEFAULT_S * 1000,
   .io_mode = FILE_IO_AUTO,
 };
 
@@ -42,6 +43,7 @@ params_io_name (enum file_io_mode m)
 
 static int parse_io (const char *key, const char *value);
 static int parse_inflight (const char *key, const char *value);
+static int parse_timeout (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
 
@@ -63,6 +65,13 @@ static struct plugin_param plugin_params[] = {
            STR (MAX_INFLIGHT_MAX) "; default " STR (MAX_INFLIGHT_DEFAULT)
            "." },
     .parse = parse_inflight },
+  { .d = { .name = "timeout", .syntax = "TIME",
+           .help = "How long an NBD member may take to connect, or to "
+           "answer one I/O, before it fails with ETIMEDOUT: seconds (30 "
+           "or 30s) or milliseconds (500ms), up to "
+           STR (TIMEOUT_MAX_S) "s; 0 waits forever.  Default "
+           STR (TIMEOUT_DEFAULT_S) "s, the SCSI command timeout." },
+    .parse = parse_timeout },
   { .d = { .name = "stats", .syntax = "PATH",
            .help = "Write statistics as JSON to PATH at exit and on "
            "SIGUSR1." },
@@ -104,6 +113,31 @@ parse_inflight (const char *key, const char *value)
     return -1;
   }
   params.max_inflight = v;
+  return 0;
+}
+
+/* A whole number of seconds, with an optional "s", or of milliseconds
+ * with "ms"; 0 is no timeout.
+ */
+static int
+parse_timeout (const char *key, const char *value)
+{
+  char *end;
+  unsigned long long v, scale = 1000, max_ms = TIMEOUT_MAX_S * 1000ull;
+
+  errno = 0;
+  v = strtoull (value, &end, 10);
+  if (strcmp (end, "ms") == 0)
+    scale = 1;
+  else if (strcmp (end, "s") != 0 && *end != '\0')
+    end = (char *) value;       /* not a unit we know: bad */
+  if (errno || end == value || value[0] < '0' || value[0] > '9' ||
+      v > max_ms / scale) {
+    nbdkit_error ("%s: '%s' is not a time such as 30s, 30 or 500ms, "
+                  "from 0 (no timeout) to %ds", key, value, TIMEOUT_MAX_S);
+    return -1;
+  }
+  params.timeout_ms = v * scale;
   return 0;
 }
 

@@ -14,11 +14,18 @@
 #define MAX_INFLIGHT_DEFAULT 64
 #define MAX_INFLIGHT_MAX 4096
 
+/* timeout=: the SCSI command timeout's default (the kernel's
+ * /sys/block/SD/device/timeout), what md users are used to waiting.
+ */
+#define TIMEOUT_DEFAULT_S 30
+#define TIMEOUT_MAX_S 86400      /* a day */
+
 /* The parameters as given; checked across keys in raid_config_complete. */
 struct raid_params {
   struct raid_settings raid;    /* level, chunk, copies, read-policy */
   enum file_io_mode io_mode;
   unsigned max_inflight;
+  unsigned timeout_ms;          /* 0: never */
   char *stats_path;             /* absolute, or NULL */
   unsigned nmembers;
   char *member[RAID_MAX_MEMBERS]; /* as given, in layout order */

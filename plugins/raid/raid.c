@@ -147,6 +147,7 @@ raid_config_complete (void)
     m->name = params.member[i];
     m->load = &array.reads.member[i];
     m->io_mode = params.io_mode;
+    m->timeout_ms = params.timeout_ms;
     m->max_inflight = params.max_inflight;
     if (member_open (m) == -1)
       return -1;
@@ -355,6 +356,24 @@ static int raid_can_extents (void *handle) { return 1; }
  */
 static int raid_can_multi_conn (void *handle) { return 1; }
 
+/* The errno a client gets for err.  NBD carries only a few error
+ * codes, and nbdkit turns every other errno into EINVAL, which tells
+ * the client its request was bad: a member that timed out (ETIMEDOUT)
+ * or any other failure of a member is an I/O error to the client.
+ */
+static int
+client_errno (int err)
+{
+  switch (err) {
+  case EPERM: case EROFS: case EIO: case ENOMEM: case EINVAL:
+  case ENOSPC: case EDQUOT: case EFBIG: case EOVERFLOW:
+  case ENOTSUP: case ESHUTDOWN:
+    return err;
+  default:
+    return EIO;
+  }
+}
+
 /* Every client request is counted in the array's statistics once
  * do_* has returned r, with errno set if r is -1, with the pieces the
  * geometry cut it into.
@@ -365,7 +384,8 @@ counted (int op, uint64_t count, size_t pieces, uint64_t start_ns, int r)
   int err = r == -1 ? errno : 0;
 
   stats_done (&array.stats, op, count, pieces, start_ns, err);
-  errno = err;
+  if (r == -1)
+    errno = client_errno (err);
   return r;
 }
 
