@@ -22,6 +22,12 @@
  * Both serve every request of every nbdkit thread, so a member never has
  * more than max-inflight I/Os outstanding, and both complete each I/O
  * with member_io_done from their own thread.
+ *
+ * Block devices are opened with O_EXCL, as md claims its members: a
+ * device that is mounted, in an md array or claimed by another program
+ * is refused, and none of those can claim it while we serve.  A loop
+ * device's backing file is recorded (m->backing) so that raid.c can
+ * refuse it beside the very file it loops (O_EXCL does not see that).
  */
 
 #include <errno.h>
@@ -36,8 +42,10 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <sys/sysmacros.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 
 #include <liburing.h>
 
@@ -84,11 +92,55 @@ file_claims (const char *name)
   return true;
 }
 
+/* The block devices this backend holds, so that one given twice is
+ * called that rather than "in use" (O_EXCL refuses our own claim too).
+ */
+static struct {
+  dev_t rdev;
+  const char *name;
+} claimed[RAID_MAX_MEMBERS];
+static unsigned nclaimed;
+
+/* The kernel's encoding of a device number in struct loop_info64
+ * (huge_encode_dev) as a dev_t.
+ */
+static dev_t
+kernel_dev (uint64_t d)
+{
+  return makedev ((d & 0xfff00) >> 8, (d & 0xff) | ((d >> 12) & 0xfff00));
+}
+
+/* If the open block device fd is a loop device, the identity of what
+ * it loops, in the form file_open gives members ("file:DEV:INO" or
+ * "block:RDEV"); NULL if it is not a loop device.  Returns 0, or -1 if
+ * out of memory.
+ */
+static int
+loop_backing (int fd, char **backing)
+{
+  struct loop_info64 li;
+  char id[64];
+
+  *backing = NULL;
+  if (ioctl (fd, LOOP_GET_STATUS64, &li) == -1)
+    return 0;                   /* not a loop device, or not bound */
+  if (li.lo_rdevice)
+    snprintf (id, sizeof id, "block:%ju",
+              (uintmax_t) kernel_dev (li.lo_rdevice));
+  else
+    snprintf (id, sizeof id, "file:%ju:%ju",
+              (uintmax_t) kernel_dev (li.lo_device),
+              (uintmax_t) li.lo_inode);
+  *backing = strdup (id);
+  return *backing ? 0 : -1;
+}
+
 static int
 file_open (struct member *m)
 {
   struct file_priv *f;
   struct stat st;
+  int excl = 0;
   off_t end;
   char id[64];
 
@@ -98,10 +150,28 @@ file_open (struct member *m)
     return -1;
   }
   m->priv = f;
-  f->fd = open (m->name, O_RDWR | O_CLOEXEC);
+  /* O_EXCL on a block device claims it, as md does; on a regular file
+   * it would mean nothing (without O_CREAT), so ask only for devices.
+   */
+  if (stat (m->name, &st) == 0 && S_ISBLK (st.st_mode))
+    excl = O_EXCL;
+  f->fd = open (m->name, O_RDWR | O_CLOEXEC | excl);
   if (f->fd == -1 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
-    f->fd = open (m->name, O_RDONLY | O_CLOEXEC);
+    f->fd = open (m->name, O_RDONLY | O_CLOEXEC | excl);
     m->read_only = true;
+  }
+  if (f->fd == -1 && errno == EBUSY && excl) {
+    unsigned i;
+
+    for (i = 0; i < nclaimed; ++i)
+      if (claimed[i].rdev == st.st_rdev) {
+        nbdkit_error ("member: %s and %s are the same device",
+                      claimed[i].name, m->name);
+        return -1;
+      }
+    nbdkit_error ("member: %s: the device is in use (mounted, in an md "
+                  "array, or held by another program): %m", m->name);
+    return -1;
   }
   if (f->fd == -1) {
     nbdkit_error ("member: %s: %m", m->name);
@@ -114,6 +184,13 @@ file_open (struct member *m)
   if (S_ISBLK (st.st_mode)) {
     f->is_block = true;
     snprintf (id, sizeof id, "block:%ju", (uintmax_t) st.st_rdev);
+    if (nclaimed < RAID_MAX_MEMBERS)
+      claimed[nclaimed++] = (typeof (claimed[0])) {
+        .rdev = st.st_rdev, .name = m->name };
+    if (loop_backing (f->fd, &m->backing) == -1) {
+      nbdkit_error ("member: %s: %m", m->name);
+      return -1;
+    }
   }
   else if (S_ISREG (st.st_mode))
     snprintf (id, sizeof id, "file:%ju:%ju",

@@ -170,6 +170,8 @@ struct member {
   /* Set by ops->open. */
   uint64_t size;
   char *identity;               /* same identity = same member twice */
+  char *backing;                /* a loop device's: its backing file's
+                                 * identity, else NULL */
   bool read_only;
   bool can_trim, can_zero, can_flush, can_fua;
   uint32_t min_block;           /* requests must be aligned to this; a

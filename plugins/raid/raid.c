@@ -75,23 +75,42 @@ raid_config (const char *key, const char *value)
 }
 
 /* The same file, device or export given twice would be written twice
- * over itself: refuse it however it is spelled.
+ * over itself: refuse it however it is spelled, and that includes a
+ * loop device over another member's file (or over the same file as
+ * another loop device).
  */
 static int
 check_duplicates (void)
 {
   unsigned i, j;
 
-  for (i = 0; i < array.nmembers; ++i)
-    for (j = 0; j < i; ++j)
-      if (strcmp (array.members[i].identity, array.members[j].identity) == 0) {
+  for (i = 0; i < array.nmembers; ++i) {
+    const struct member *mi = &array.members[i];
+
+    for (j = 0; j < array.nmembers; ++j) {
+      const struct member *mj = &array.members[j];
+
+      if (j < i && strcmp (mi->identity, mj->identity) == 0) {
         nbdkit_error ("member: %s and %s are the same %s",
-                      array.members[j].name, array.members[i].name,
-                      array.members[i].ops == &nbd_ops ? "export" :
-                      strncmp (array.members[i].identity, "block:", 6) == 0
+                      mj->name, mi->name,
+                      mi->ops == &nbd_ops ? "export" :
+                      strncmp (mi->identity, "block:", 6) == 0
                       ? "device" : "file");
         return -1;
       }
+      if (j != i && mi->backing && strcmp (mi->backing, mj->identity) == 0) {
+        nbdkit_error ("member: %s is a loop device over %s, which is "
+                      "also a member", mi->name, mj->name);
+        return -1;
+      }
+      if (j < i && mi->backing && mj->backing &&
+          strcmp (mi->backing, mj->backing) == 0) {
+        nbdkit_error ("member: %s and %s are loop devices over the same "
+                      "file", mj->name, mi->name);
+        return -1;
+      }
+    }
+  }
   return 0;
 }
 
@@ -262,6 +281,7 @@ raid_unload (void)
     if (array.members[i].ops)
       array.members[i].ops->close (&array.members[i]);
     free (array.members[i].identity);
+    free (array.members[i].backing);
   }
   params_free ();
   raid_geom_free (array.geom);
