@@ -42,7 +42,6 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <sys/sysmacros.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
@@ -101,19 +100,14 @@ static struct {
 } claimed[RAID_MAX_MEMBERS];
 static unsigned nclaimed;
 
-/* The kernel's encoding of a device number in struct loop_info64
- * (huge_encode_dev) as a dev_t.
- */
-static dev_t
-kernel_dev (uint64_t d)
-{
-  return makedev ((d & 0xfff00) >> 8, (d & 0xff) | ((d >> 12) & 0xfff00));
-}
-
 /* If the open block device fd is a loop device, the identity of what
  * it loops, in the form file_open gives members ("file:DEV:INO" or
  * "block:RDEV"); NULL if it is not a loop device.  Returns 0, or -1 if
  * out of memory.
+ *
+ * The kernel fills lo_device and lo_rdevice with huge_encode_dev, the
+ * same bits as glibc's st_dev and st_rdev for every device number Linux
+ * can have (12-bit majors, 20-bit minors), so they compare as they are.
  */
 static int
 loop_backing (int fd, char **backing)
@@ -125,11 +119,9 @@ loop_backing (int fd, char **backing)
   if (ioctl (fd, LOOP_GET_STATUS64, &li) == -1)
     return 0;                   /* not a loop device, or not bound */
   if (li.lo_rdevice)
-    snprintf (id, sizeof id, "block:%ju",
-              (uintmax_t) kernel_dev (li.lo_rdevice));
+    snprintf (id, sizeof id, "block:%ju", (uintmax_t) li.lo_rdevice);
   else
-    snprintf (id, sizeof id, "file:%ju:%ju",
-              (uintmax_t) kernel_dev (li.lo_device),
+    snprintf (id, sizeof id, "file:%ju:%ju", (uintmax_t) li.lo_device,
               (uintmax_t) li.lo_inode);
   *backing = strdup (id);
   return *backing ? 0 : -1;
