@@ -149,8 +149,13 @@ file_open (struct member *m)
     excl = O_EXCL;
   f->fd = open (m->name, O_RDWR | O_CLOEXEC | excl);
   if (f->fd == -1 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+    int why = errno;
+
     f->fd = open (m->name, O_RDONLY | O_CLOEXEC | excl);
     m->read_only = true;
+    if (f->fd >= 0)
+      member_warning (m, "cannot be opened for writing (%s), so the "
+                      "whole array is served read-only", strerror (why));
   }
   if (f->fd == -1 && errno == EBUSY && excl) {
     unsigned i;

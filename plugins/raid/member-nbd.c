@@ -619,6 +619,9 @@ nbdm_open (struct member *m)
   }
   m->size = size;
   m->read_only = cap (nbd_is_read_only (np->nbd));
+  if (m->read_only)
+    member_warning (m, "its server exports it read-only, so the whole "
+                    "array is served read-only");
   np->can_flush = cap (nbd_can_flush (np->nbd));
   np->can_fua = cap (nbd_can_fua (np->nbd));
   np->can_trim = cap (nbd_can_trim (np->nbd));

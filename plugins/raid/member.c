@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,4 +242,29 @@ member_io_done (struct member_io *io, int err)
   pthread_cond_signal (&m->slot_cond);
   pthread_mutex_unlock (&m->slot_lock);
   batch_done (b);
+}
+
+/* nbdkit 1.32 has no warning level, and nbdkit_error would call these
+ * errors.  They are given while nbdkit reads its parameters, before it
+ * forks into the background, when stderr is still where the user who
+ * started it is looking: so they go there, in the form of the plugin's
+ * other lines (the statistics summary), and to the debug log as well.
+ */
+void
+member_warning (const struct member *m, const char *fmt, ...)
+{
+  va_list ap;
+  char *msg;
+
+  va_start (ap, fmt);
+  if (vasprintf (&msg, fmt, ap) == -1)
+    msg = NULL;
+  va_end (ap);
+  if (msg == NULL)
+    return;
+  fprintf (stderr, "nbdkit: raid: warning: member %u (%s): %s\n",
+           m->index, m->name, msg);
+  nbdkit_debug ("raid: warning: member %u (%s): %s", m->index, m->name,
+                msg);
+  free (msg);
 }

@@ -215,4 +215,11 @@ extern void member_submit (struct member_io *io);
 extern void member_submit_all (struct member_io *ios, size_t n);
 extern void member_io_done (struct member_io *io, int err);
 
+/* A warning about member m, at start-up: the array is served, but not
+ * as its user may think (a member that can only be read, space left
+ * unused).  One line, "nbdkit: raid: warning: member N (NAME): ...".
+ */
+extern void member_warning (const struct member *m, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
 #endif /* RAID_MEMBER_H */

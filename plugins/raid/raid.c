@@ -145,6 +145,28 @@ check_alignment (void)
   return 0;
 }
 
+/* A member much larger than the array needs is probably a mistake (a
+ * RAID 1 of 8M and 64M is 8M): say so when more than 1% of a member
+ * is left unused, as mdadm --create does.
+ */
+static void
+warn_unused (void)
+{
+  unsigned i;
+
+  for (i = 0; i < array.nmembers; ++i) {
+    const struct member *m = &array.members[i];
+    uint64_t used = raid_geom_member_used (array.geom, i);
+    uint64_t unused = m->size - used;
+
+    if (unused > m->size / 100)
+      member_warning (m, "%" PRIu64 " of its %" PRIu64 " bytes (%.1f%%) "
+                      "are not used: the array uses %" PRIu64 " bytes of "
+                      "it", unused, m->size, 100.0 * unused / m->size,
+                      used);
+  }
+}
+
 static int
 raid_config_complete (void)
 {
@@ -202,6 +224,7 @@ raid_config_complete (void)
   }
   if (check_alignment () == -1)
     return -1;
+  warn_unused ();
   stats_init (&array.stats);
   range_lock_init (&array.write_ranges);
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
@@ -272,9 +295,13 @@ raid_unload (void)
     struct stats_source src;
     stats_source (&src);
     stats_json_stop ();
+    /* The summary is for those who asked for statistics (stats=) or
+     * for everything (-v, through nbdkit_debug): a plain run exits
+     * quietly.
+     */
     if (params.stats_path)
       stats_json_write (params.stats_path, &src);
-    stats_log_summary (&src);
+    stats_log_summary (&src, params.stats_path != NULL);
     range_lock_destroy (&array.write_ranges);
   }
   for (i = 0; i < array.nmembers; ++i) {
