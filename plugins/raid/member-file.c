@@ -1,6 +1,6 @@
 /* nbdkit-raid-plugin: members that are regular files or block devices.
  *
- * Two engines run the I/O, chosen by io=:
+ * Three engines run the I/O, chosen by io=:
  *
  *   uring    one io_uring per member.  Any thread submits under a short
  *            lock; one reaper thread per member takes completions,
@@ -12,6 +12,13 @@
  *            cannot be set up (old kernels, seccomp filters) or would
  *            hand every I/O to a kernel thread anyway (see
  *            nowait_supported), and io=threads everywhere.
+ *   inline   no thread at all: the request's thread does the I/O,
+ *            synchronously, after its batch's other members' I/Os are
+ *            in flight (member_submit_all).  io=auto uses it for
+ *            regular files on tmpfs and ramfs (memory_backed), where an
+ *            I/O is a memory copy that never waits for a device, so
+ *            that handing it to another thread costs more than it
+ *            can gain; io=inline everywhere.
  *
  * Either way the request's own thread does the last member I/O of each
  * batch itself (file_run, called by member_submit_all).  A member I/O
@@ -40,9 +47,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/falloc.h>
+#include <linux/magic.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
 
@@ -778,11 +787,31 @@ nowait_supported (struct file_priv *f)
   return preadv2 (f->fd, &iov, 1, 0, RWF_NOWAIT) >= 0 || errno == EAGAIN;
 }
 
+/* A regular file whose pages live in memory only (tmpfs, ramfs): its
+ * I/O is a memory copy that never waits for a device.  A block device
+ * never is, even a RAM disk: it has a queue and a driver of its own.
+ */
+static bool
+memory_backed (struct file_priv *f)
+{
+  struct statfs sf;
+
+  if (f->is_block || fstatfs (f->fd, &sf) == -1)
+    return false;
+  return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+}
+
 static int
 file_start (struct member *m)
 {
   struct file_priv *f = m->priv;
 
+  if (m->io_mode == FILE_IO_INLINE ||
+      (m->io_mode == FILE_IO_AUTO && memory_backed (f))) {
+    m->engine = "inline";
+    m->inline_io = true;
+    return 0;
+  }
   if (m->io_mode == FILE_IO_AUTO && !nowait_supported (f))
     nbdkit_debug ("raid: member %s: its file system cannot do "
                   "non-blocking I/O, using worker threads", m->name);
@@ -814,6 +843,12 @@ file_submit (struct member *m, struct member_io *io)
 {
   struct file_priv *f = m->priv;
 
+  if (m->inline_io) {
+    int r = sync_io (f, io);
+
+    member_io_done (io, r == -1 ? (errno ? errno : EIO) : 0);
+    return 0;
+  }
   return f->use_uring ? uring_submit (m, io) : threads_submit (m, io);
 }
 

@@ -25,7 +25,11 @@
  *
  * The request's thread is not idle meanwhile: it runs the batch's last
  * I/O itself, then takes back and runs any of the others that no
- * backend thread has started yet (member_submit_all).
+ * backend thread has started yet (member_submit_all).  Members whose
+ * I/O never waits for a device (files on tmpfs or ramfs, io=inline)
+ * have no backend thread at all: their I/Os run in the request's
+ * thread, one after another, once every other member's I/O of the
+ * batch is in flight.
  *
  * An I/O on a member that has already failed is not submitted: it
  * completes at once with EIO, so the request path sees one uniform kind
@@ -153,13 +157,18 @@ struct member {
   const struct member_ops *ops;
   void *priv;                   /* the backend's state */
   const char *engine;           /* set by ops->start: "uring", "threads",
-                                 * "nbd" */
+                                 * "inline", "nbd" */
+  bool inline_io;               /* set by ops->start: submit does the I/O
+                                 * in the calling thread before it
+                                 * returns (see member_submit_all) */
 
   /* Set before ops->open: how file and device members do I/O (io=). */
   enum file_io_mode {
-    FILE_IO_AUTO,               /* io_uring if it works, else threads */
+    FILE_IO_AUTO,               /* inline on tmpfs and ramfs; else
+                                 * io_uring if it works, else threads */
     FILE_IO_URING,
     FILE_IO_THREADS,
+    FILE_IO_INLINE,
   } io_mode;
 
   /* Set before ops->open: how long an NBD member may take to connect,

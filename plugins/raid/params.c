@@ -32,6 +32,7 @@ static const char *const io_values[] = {
   [FILE_IO_AUTO] = "auto",
   [FILE_IO_URING] = "uring",
   [FILE_IO_THREADS] = "threads",
+  [FILE_IO_INLINE] = "inline",
   NULL
 };
 
@@ -55,10 +56,11 @@ struct plugin_param {
 };
 
 static struct plugin_param plugin_params[] = {
-  { .d = { .name = "io", .syntax = "auto|uring|threads",
+  { .d = { .name = "io", .syntax = "auto|uring|threads|inline",
            .values = io_values,
            .help = "How file and device members do I/O; default auto "
-           "(io_uring where the kernel allows)." },
+           "(inline for files on tmpfs and ramfs, else io_uring where "
+           "the kernel allows)." },
     .parse = parse_io },
   { .d = { .name = "max-inflight", .syntax = "N",
            .help = "Member I/Os in flight per member, 1 to "
@@ -94,7 +96,8 @@ parse_io (const char *key, const char *value)
       params.io_mode = i;
       return 0;
     }
-  nbdkit_error ("io: '%s' is not one of auto, uring, threads", value);
+  nbdkit_error ("io: '%s' is not one of auto, uring, threads, inline",
+                value);
   return -1;
 }
 

@@ -257,8 +257,9 @@ raid_after_fork (void)
   return 0;
 }
 
-/* The engine of the file and device members: "uring" or "threads" if
- * they all use one, "mixed" if not, "none" if there are none.
+/* The engine of the file and device members: "uring", "threads" or
+ * "inline" if they all use one, "mixed" if not, "none" if there are
+ * none.
  */
 static const char *
 file_engine (void)

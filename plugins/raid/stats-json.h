@@ -17,7 +17,8 @@ struct stats_source {
   struct member *members;
   unsigned nmembers;
   struct io_stats *array;
-  const char *io;               /* "uring" or "threads" */
+  const char *io;               /* "uring", "threads", "inline", "mixed"
+                                 * or "none" */
 };
 
 /* Fills *src with the plugin's current state. */
