@@ -14,7 +14,8 @@
 #   raid1 x2      RAID 1 over 2
 #   raid10 x4     RAID 10 over 4 (2 near copies)
 #   raid0 x4 threads  RAID 0 over 4 with io=threads (the others use
-#                 io=auto, which is io_uring where the kernel allows it)
+#                 io=auto, which on tmpfs is the inline engine: each
+#                 request's member I/Os in the request's own thread)
 # RAID sets use the default chunk (128K) and read policy (least-pending).
 # Before the read jobs the whole data set is written once (1M sequential,
 # not timed), so reads are of real data, not holes.
@@ -32,6 +33,9 @@
 #                          byte is written twice).
 # A figure is PASS or MISS; the script exits 0 either way, since this is
 # a measurement, not a test.  The fan-out proof is bench/fanout.sh.
+# Each raid setup runs with stats=, and the table names the engine its
+# file members used (the statistics' "io": inline, threads or uring), so
+# that a table says which code it measured.
 #
 # Every setup gets the same nbdkit options (--threads $THREADS, the
 # foreground, a Unix socket) and the same fio options; both are printed.
@@ -194,7 +198,7 @@ for s in "${setups[@]}"; do
   else
     # shellcheck disable=SC2086 # params is a list of key=value words
     serve "$d/sock" "$log" --threads "$THREADS" "$plugin" \
-      $params "${files[@]}"
+      $params stats="$d/stats.json" "${files[@]}"
   fi
   pids[$name]=$SERVE_PID
   say "$desc: prefilling $SIZE"
@@ -236,6 +240,23 @@ for (( round = 1; round <= ROUNDS; round++ )); do
   done
 done
 
+# engine SETUP: the engine of its file members, from its statistics
+# (SIGUSR1 has the plugin write them), or "-" for the anchor.
+declare -A engines
+for s in "${active[@]}"; do
+  IFS='|' read -r name _ _ _ params <<<"$s"
+  engines[$name]=-
+  [ -n "$params" ] || continue
+  rm -f "$work/$name/stats.json"
+  kill -USR1 "${pids[$name]}"
+  for (( i = 0; i < 50; i++ )); do
+    [ -s "$work/$name/stats.json" ] && break
+    sleep 0.1
+  done
+  engines[$name]=$(perl -MJSON::PP -e 'local $/; print decode_json (<>)->{io}' \
+                     "$work/$name/stats.json" 2>/dev/null || echo "?")
+done
+
 # target SETUP JOB: the least ratio to the anchor, or empty.
 target ()
 {
@@ -251,7 +272,7 @@ echo
 echo "nbdkit $(nbdkit --version | awk '{ print $2 }'), --threads $THREADS," \
      "one Unix socket per setup; fio $(fio --version), one connection:"
 echo "  fio ${fio_common[*]} --uri=URI --rw=RW --bs=BS --iodepth=QD"
-echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), Linux $(uname -r), data on tmpfs $BENCH_DIR"
+echo "machine: $(nproc) CPUs ($(sed -n '/^model name/{s/^model name[[:space:]]*: //p;q}' /proc/cpuinfo)), Linux $(uname -r), data on tmpfs $BENCH_DIR"
 echo "before: $load_before; after: $(load)"
 echo "plugin: $RAID_PLUGIN${BASELINE:+; baseline (NAME, base): $BASELINE}"
 echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
@@ -260,8 +281,8 @@ echo "to that round's anchor (range in brackets); cpu/IO the median of"
 echo "the server's CPU time per I/O in microseconds (user + system, all"
 echo "its threads)"
 echo
-printf '%-20s %-17s %8s %8s %7s %5s %-11s %6s %s\n' \
-  setup job IOPS MB/s cpu/IO ratio "(range)" target verdict
+printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %6s %s\n' \
+  setup engine job IOPS MB/s cpu/IO ratio "(range)" target verdict
 for s in "${active[@]}"; do
   IFS='|' read -r name desc _ <<<"$s"
   for j in "${jobs[@]}"; do
@@ -285,7 +306,8 @@ for s in "${active[@]}"; do
                     'BEGIN { print ((r + 0 >= t + 0) ? "PASS" : "MISS") }')
       want=">=$want"
     fi
-    printf '%-20s %-17s %8s %8s %7s %5s %-11s %6s %s\n' "$desc" "$jname" \
-      "$io" "$mb" "$cpu" "$ratio" "$range" "$want" "$verdict"
+    printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %6s %s\n' "$desc" \
+      "${engines[$name]}" "$jname" "$io" "$mb" "$cpu" "$ratio" "$range" \
+      "$want" "$verdict"
   done
 done
