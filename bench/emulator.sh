@@ -50,7 +50,11 @@
 # BASELINE=PATH (another build of the raid plugin, e.g. of an older
 # commit: every raid setup is also served by it, as NAME-base, in the
 # same rounds, so that two builds are compared under the same load;
-# this takes about twice the time and the tmpfs space).
+# this takes about twice the time and the tmpfs space), PAIRS=1 (run
+# the anchor again beside every setup, ABBA round by round, so that each
+# ratio comes from two runs seconds apart: on a busy machine the
+# anchor's own figure moves from one run to the next by more than the
+# differences measured; this takes about twice the time).
 # With the defaults it takes about 6 minutes.  The load average and CPU pressure before and
 # after are printed: figures taken while something else was running are
 # noisy, and the ratio ranges show by how much.
@@ -71,6 +75,7 @@ BENCH_DIR=${BENCH_DIR:-/dev/shm}
 ONLY=${ONLY:-}
 JOBS=${JOBS:-}
 BASELINE=${BASELINE:-}
+PAIRS=${PAIRS:-0}
 
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built (meson compile -C build)"
 [ -z "$BASELINE" ] || [ -f "$BASELINE" ] || die "BASELINE: $BASELINE not found"
@@ -211,20 +216,53 @@ done
 # median N...: the middle value (the lower middle of an even count).
 median () { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int ((NR + 1) / 2)] }'; }
 
+# one SETUP-LINE JOB-FIELDS...: run one job against one setup, record
+# its figures, and set LAST_IOPS.
+one ()
+{
+  local name desc io bw cpu uri
+  IFS='|' read -r name desc _ <<<"$1"
+  uri="nbd+unix:///?socket=$work/$name/sock"
+  read -r io bw cpu < <(run_fio "$name-$3" "$uri" "$3" "$4" "$5" \
+                                "${pids[$name]}")
+  iops[$name,$2]+=" $io"
+  mbs[$name,$2]+=" $bw"
+  cpus[$name,$2]+=" $cpu"
+  say "round $round/$ROUNDS: $desc: $2: $io IOPS," \
+      "$(awk -v b="$bw" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s," \
+      "server CPU $cpu us per I/O"
+  LAST_IOPS=$io
+}
+
 for (( round = 1; round <= ROUNDS; round++ )); do
   for j in "${jobs[@]}"; do
     IFS='|' read -r jname rw bs depth <<<"$j"
+    if [ "$PAIRS" = 1 ]; then
+      # Each setup beside its own run of the anchor, the anchor first in
+      # odd rounds and second in even ones, so that the two runs of a
+      # ratio are seconds apart and drift favours neither.
+      anchor_line=
+      for s in "${active[@]}"; do
+        [[ $s == anchor\|* ]] && anchor_line=$s
+      done
+      [ -n "$anchor_line" ] || die "PAIRS=1 needs the anchor in ONLY"
+      for s in "${active[@]}"; do
+        [[ $s == anchor\|* ]] && continue
+        IFS='|' read -r name _ <<<"$s"
+        if (( round % 2 )); then
+          one "$anchor_line" "$jname" "$rw" "$bs" "$depth"; a=$LAST_IOPS
+          one "$s" "$jname" "$rw" "$bs" "$depth"; x=$LAST_IOPS
+        else
+          one "$s" "$jname" "$rw" "$bs" "$depth"; x=$LAST_IOPS
+          one "$anchor_line" "$jname" "$rw" "$bs" "$depth"; a=$LAST_IOPS
+        fi
+        ratios[$name,$jname]+=" $(awk -v x="$x" -v y="$a" \
+                                     'BEGIN { printf "%.3f", x / y }')"
+      done
+      continue
+    fi
     for s in "${active[@]}"; do
-      IFS='|' read -r name desc _ <<<"$s"
-      uri="nbd+unix:///?socket=$work/$name/sock"
-      read -r io bw cpu < <(run_fio "$name-$rw" "$uri" "$rw" "$bs" \
-                                    "$depth" "${pids[$name]}")
-      iops[$name,$jname]+=" $io"
-      mbs[$name,$jname]+=" $bw"
-      cpus[$name,$jname]+=" $cpu"
-      say "round $round/$ROUNDS: $desc: $jname: $io IOPS," \
-          "$(awk -v b="$bw" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s," \
-          "server CPU $cpu us per I/O"
+      one "$s" "$jname" "$rw" "$bs" "$depth"
     done
     # Each round's ratio, against the anchor of the same round.
     for s in "${active[@]}"; do
@@ -275,9 +313,16 @@ echo "  fio ${fio_common[*]} --uri=URI --rw=RW --bs=BS --iodepth=QD"
 echo "machine: $(nproc) CPUs ($(sed -n '/^model name/{s/^model name[[:space:]]*: //p;q}' /proc/cpuinfo)), Linux $(uname -r), data on tmpfs $BENCH_DIR"
 echo "before: $load_before; after: $(load)"
 echo "plugin: $RAID_PLUGIN${BASELINE:+; baseline (NAME, base): $BASELINE}"
-echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
-echo "medians over the rounds, ratio the median of each round's IOPS ratio"
-echo "to that round's anchor (range in brackets); cpu/IO the median of"
+if [ "$PAIRS" = 1 ]; then
+  echo "$ROUNDS rounds; in each, every setup's run is paired with a run of the"
+  echo "anchor just before it (odd rounds) or after it (even rounds); IOPS and"
+  echo "MB/s are medians over the runs, ratio the median of the pairs' IOPS"
+  echo "ratios (range in brackets); cpu/IO the median of"
+else
+  echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
+  echo "medians over the rounds, ratio the median of each round's IOPS ratio"
+  echo "to that round's anchor (range in brackets); cpu/IO the median of"
+fi
 echo "the server's CPU time per I/O in microseconds (user + system, all"
 echo "its threads)"
 echo
