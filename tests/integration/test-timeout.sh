@@ -20,6 +20,9 @@
 # W0: RAID 0, member 0 stopped, a 4K write on member 0's first chunk: the
 #     write must fail after the timeout with EIO (not EINVAL, which is
 #     what nbdkit makes of ETIMEDOUT), and the log must name member 0.
+# X: RAID 1, member 0 stopped, `nbdinfo --map`: the block status sent to
+#     member 0 gets no reply; after the timeout the plugin must drop its
+#     connection (logging it) and the map must come back, from member 1.
 # P: a slow member that keeps answering is not timed out: member 0 takes
 #     at most 64K per command (nbdkit's blocksize-policy filter) and each
 #     write takes 300 ms (the delay filter), one at a time (--threads 1),
@@ -190,6 +193,26 @@ else
   fail "W0: nbd-io exited $RC after $SECS s, want 1 (EIO) after 2 to 15 s: $(cat "$D/w.out")"
 fi
 logged W0 'pwrite: member 0 \(.*\) at offset 0: Connection timed out'
+
+# ---- X: a block status to a stopped member -----------------------------
+
+if command -v nbdinfo >/dev/null 2>&1; then
+  say "X: RAID 1, member 0's server stopped, nbdinfo --map"
+  setup x 1
+  kill -STOP "$VICTIM"
+  t0=$(date +%s%N)
+  RC=0
+  timeout 20 nbdinfo --map "$(uri "$ARRAY")" >"$D/map" 2>&1 || RC=$?
+  SECS=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+  if [ "$RC" -eq 0 ] && between "$SECS" 1.9 15; then
+    ok "X: the map came back after $SECS s: $(head -c 200 "$D/map")"
+  else
+    fail "X: nbdinfo --map exited $RC after $SECS s: $(cat "$D/map")"
+  fi
+  logged X 'member 0 \(.*\): a block status request had no reply within 2s'
+else
+  say "X: SKIP: nbdinfo is not installed"
+fi
 
 # ---- P: slow but answering ---------------------------------------------
 
