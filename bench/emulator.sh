@@ -324,10 +324,11 @@ else
   echo "to that round's anchor (range in brackets); cpu/IO the median of"
 fi
 echo "the server's CPU time per I/O in microseconds (user + system, all"
-echo "its threads)"
+echo "its threads); quartiles: the middle half of the ratios lies between"
+echo "them"
 echo
-printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %6s %s\n' \
-  setup engine job IOPS MB/s cpu/IO ratio "(range)" target verdict
+printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %-9s %6s %s\n' \
+  setup engine job IOPS MB/s cpu/IO ratio "(range)" quartiles target verdict
 for s in "${active[@]}"; do
   IFS='|' read -r name desc _ <<<"$s"
   for j in "${jobs[@]}"; do
@@ -338,7 +339,7 @@ for s in "${active[@]}"; do
     mb=$(awk -v b="$(median ${mbs[$name,$jname]})" 'BEGIN { printf "%.1f", b / 1e6 }')
     # shellcheck disable=SC2086
     cpu=$(median ${cpus[$name,$jname]})
-    ratio="" range="" want="" verdict=""
+    ratio="" range="" iqr="" want="" verdict=""
     if [ -n "${ratios[$name,$jname]:-}" ]; then
       # shellcheck disable=SC2086
       ratio=$(printf '%.2f' "$(median ${ratios[$name,$jname]})")
@@ -346,13 +347,19 @@ for s in "${active[@]}"; do
       range=$(printf '%s\n' ${ratios[$name,$jname]} | sort -g |
               awk 'NR == 1 { lo = $1 } { hi = $1 }
                    END { printf "(%.2f-%.2f)", lo, hi }')
+      # The middle half of the ratios: the lower and upper quartiles.
+      # shellcheck disable=SC2086
+      iqr=$(printf '%s\n' ${ratios[$name,$jname]} | sort -g |
+            awk '{ v[NR] = $1 }
+                 END { q1 = int ((NR + 3) / 4); q3 = int ((3 * NR + 3) / 4)
+                       printf "%.2f-%.2f", v[q1], v[q3] }')
       want=$(target "$name" "$jname")
       verdict=$(awk -v r="$ratio" -v t="$want" \
                     'BEGIN { print ((r + 0 >= t + 0) ? "PASS" : "MISS") }')
       want=">=$want"
     fi
-    printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %6s %s\n' "$desc" \
+    printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %-9s %6s %s\n' "$desc" \
       "${engines[$name]}" "$jname" "$io" "$mb" "$cpu" "$ratio" "$range" \
-      "$want" "$verdict"
+      "$iqr" "$want" "$verdict"
   done
 done
