@@ -4,7 +4,8 @@
 #
 # Q1: a member that cannot be opened for writing (chattr +i) makes the
 #     array read-only, and one warning line names the member and why;
-#     with the same member writable, nothing is printed.
+#     with the same member writable, nothing is printed.  The same for
+#     an NBD member whose server exports it read-only (nbdkit -r).
 # Q2: a member with more than 1% of it unused gets one warning naming it
 #     and the bytes (RAID 1 of 8M and 64M; RAID 10 of 8M, 8M and 9M);
 #     64K unused of 8M+64K (0.8%), and RAID 0's zones, get none.
@@ -95,6 +96,22 @@ EOF
   chattr -i b.img
 else
   say "Q1: SKIP: chattr +i does not work here (not root, or $tmp has no immutable flag)"
+fi
+if nbdkit file --version >/dev/null 2>&1; then
+  serve "$tmp/ro.sock" "$tmp/ro.log" -r file "$tmp/b.img" ||
+    die "Q1: nbdkit -r file b.img did not start"
+  run q1-nbd 'nbdinfo --can write "$uri"; echo "can write: $?"' \
+    level=1 a.img "nbd+unix:///?socket=$tmp/ro.sock"
+  printf '%s\n' "nbdkit: raid: warning: member 1 (nbd+unix:///?socket=$tmp/ro.sock): its server exports it read-only, so the whole array is served read-only" >q1-nbd.want
+  stderr_is q1-nbd q1-nbd.want
+  if grep -qx 'can write: 2' q1-nbd.out; then
+    ok "q1-nbd: the array is read-only"
+  else
+    fail "q1-nbd: nbdinfo --can write said: $(cat q1-nbd.out)"
+  fi
+  stop_pid "$SERVE_PID"
+else
+  say "Q1: SKIP: nbdkit's file plugin is missing (no NBD member case)"
 fi
 
 # ---- Q2: space left unused ------------------------------------------------
