@@ -3,7 +3,7 @@
 # per second of wall time on one core, peak memory at 10^6 and 10^8
 # I/Os, the wall time of a four-corners sweep of three arrays, and our
 # event queue against a DiskSim-style linear event list.  The results go
-# in docs/performance.md, section "Simulator".
+# in docs/performance.md, under "Today's figures".
 #
 # Run (after meson compile -C build):
 #   bench/sim-speed.sh [BUILDDIR]
@@ -11,14 +11,25 @@
 #   meson setup build-release --buildtype=release -Db_lto=true
 #   meson compile -C build-release && bench/sim-speed.sh build-release
 # Environment: IOS (I/Os of the speed run, default 10^7), RUNS (repeats,
-# best kept, default 3), BIG (I/Os of the large memory run, default 10^8).
+# best kept, default 3), BIG (I/Os of the large memory run, default 10^8),
+# BASELINE=BUILDDIR (another build, e.g. of an older commit: its speed
+# and instruction count are measured in the same run, interleaved with
+# this build's, and the ratios printed).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=${1:-$top/build}
-speed=$build/raidsim/sim-speed
+# bench/ has its own build folder since the tree was split by concern;
+# an older build has it in raidsim/.
+sim_speed_of () { if [ -x "$1/bench/sim-speed" ]; then echo "$1/bench/sim-speed"; else echo "$1/raidsim/sim-speed"; fi; }
+speed=$(sim_speed_of "$build")
 raidsim=$build/raidsim/raidsim
+base_speed=
+if [ -n "${BASELINE:-}" ]; then
+  base_speed=$(sim_speed_of "$BASELINE")
+  [ -x "$base_speed" ] || { echo "sim-speed.sh: $base_speed is not built" >&2; exit 1; }
+fi
 IOS=${IOS:-10000000}
 RUNS=${RUNS:-3}
 BIG=${BIG:-100000000}
@@ -36,14 +47,23 @@ echo
 # drives, one process, the best of RUNS (the least disturbed by anything
 # else running).  The simulator is single-threaded: one core.
 echo "## speed: $IOS I/Os, $array"
-best=
+best= base_best=
 for i in $(seq "$RUNS"); do
   line=$("$speed" speed "$array" "$IOS")
   echo "  $line"
   rate=$(echo "$line" | sed 's/.*ios_per_wall_s \([0-9]*\).*/\1/')
   if [ -z "$best" ] || [ "$rate" -gt "$best" ]; then best=$rate; fi
+  if [ -n "$base_speed" ]; then
+    line=$("$base_speed" speed "$array" "$IOS")
+    echo "  baseline: $line"
+    rate=$(echo "$line" | sed 's/.*ios_per_wall_s \([0-9]*\).*/\1/')
+    if [ -z "$base_best" ] || [ "$rate" -gt "$base_best" ]; then base_best=$rate; fi
+  fi
 done
 echo "best: $best simulated I/Os per second of wall time (one core)"
+if [ -n "$base_speed" ]; then
+  echo "baseline best: $base_best; ratio $(echo "scale=3; $best / $base_best" | bc)"
+fi
 echo
 
 # 1b. The same run's instructions per simulated I/O, counted by
@@ -56,6 +76,12 @@ if [ "${CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
     "$speed" speed "$array" "$n" > /dev/null 2> "$out.err"
   ir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.err")
   echo "instructions: $ir for $n I/Os, $(( ir / n )) per simulated I/O (callgrind)"
+  if [ -n "$base_speed" ]; then
+    valgrind --tool=callgrind --callgrind-out-file="$out" \
+      "$base_speed" speed "$array" "$n" > /dev/null 2> "$out.err"
+    bir=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.err")
+    echo "baseline instructions: $bir, $(( bir / n )) per simulated I/O; ratio $(echo "scale=4; $ir / $bir" | bc)"
+  fi
   rm -f "$out" "$out.err"
   echo
 fi

@@ -42,7 +42,31 @@ done
 . "$srcdir/scripts/lib.sh"
 RAIDSIM_PROG=demo
 
-step () { printf '\n== %s\n' "$*"; }
+# step NAME: start the next step.  A command that fails (set -e) makes
+# the ERR trap below name the step, the command, its line and its exit
+# status, so that the demo never stops without saying where and why.
+current_step="starting"
+step () { current_step=$*; printf '\n== %s\n' "$*"; }
+
+# on_error STATUS LINE COMMAND: the ERR trap.  set -E (errtrace) makes
+# functions and command substitutions inherit it; a subshell only says
+# what failed in it, and its parent then stops with the same report.
+on_error ()
+{
+  local status=$1 line=$2 command=$3 why=""
+  [ "$BASH_SUBSHELL" -eq 0 ] || return 0
+  case "$status" in
+    141) why=" (SIGPIPE: it wrote to a pipe whose reader had gone)" ;;
+    130) why=" (interrupted)" ;;
+    126) why=" (not executable)" ;;
+    127) why=" (command not found)" ;;
+  esac
+  printf '%s: error: step "%s" failed: line %s: %s: exit status %s%s\n' \
+         "$RAIDSIM_PROG" "$current_step" "$line" "$command" "$status" \
+         "$why" >&2
+}
+set -E
+trap 'on_error $? $LINENO "$BASH_COMMAND"' ERR
 
 step "installing dependencies and building"
 "$srcdir/scripts/install-deps.sh"
@@ -114,8 +138,14 @@ src=$work/src
 mkdir -p "$src/doc"
 # Part of /usr/share/doc (every Debian has it), plus random files,
 # among them one of 32M that spans many stripes.
-find /usr/share/doc -mindepth 1 -maxdepth 1 -type d | sort | head -n 40 |
-  while read -r d; do cp -a "$d" "$src/doc/"; done
+# No pipe into head: under pipefail, find or sort would die of SIGPIPE
+# (status 141) when head stops reading.  mapfile -n 40 reads the first
+# 40 lines of a file that sort wrote completely.
+find /usr/share/doc -mindepth 1 -maxdepth 1 -type d > "$work/docs.found"
+sort "$work/docs.found" > "$work/docs.sorted"
+mapfile -t -n 40 docs < "$work/docs.sorted"
+[ "${#docs[@]}" -gt 0 ] || die "/usr/share/doc has no directories to copy"
+cp -a "${docs[@]}" "$src/doc/"
 make_random_tree "$src/random" 120
 head -c 32M /dev/urandom > "$src/random/big.bin"
 tree_sums "$src" > "$work/src.sums"
@@ -129,7 +159,10 @@ df -h "$mnt"
 
 # Record where a few files lie in the file system, for step 5.
 bigdoc=$(cd "$mnt" && find doc -type f -printf '%s %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
-smallfile=$(cd "$mnt" && find random -type f -size +4k -size -64k | sort | head -n 1)
+(cd "$mnt" && find random -type f -size +4k -size -64k) > "$work/small.found"
+sort "$work/small.found" > "$work/small.sorted"
+read -r smallfile < "$work/small.sorted" ||
+  die "no file of 4k to 64k under $mnt/random"
 shown=("random/big.bin" "$bigdoc" "$smallfile")
 for f in "${shown[@]}"; do
   filefrag -v "$mnt/$f" > "$work/frag.$(echo "$f" | tr / _)"
@@ -211,10 +244,10 @@ show_file ()
       # The last block of a file may be partly beyond its end.
       local cmplen=$piece_len
       [ $(( foff + cmplen )) -le "$size" ] || cmplen=$(( size - foff ))
-      if cmp -s <(dd if="${members[$member]}" iflag=skip_bytes,count_bytes \
-                     skip="$moff" count="$cmplen" status=none) \
-                <(dd if="$out/$f" iflag=skip_bytes,count_bytes \
-                     skip="$foff" count="$cmplen" status=none); then
+      # cmp's own skip and count, not dd into process substitutions
+      # that cmp may stop reading.
+      if cmp -s -i "$moff:$foff" -n "$cmplen" "${members[$member]}" \
+             "$out/$f"; then
         verdict="same bytes as the file"
       else
         verdict="DIFFERENT from the file"

@@ -11,6 +11,7 @@ packages=(
   build-essential pkg-config meson ninja-build
   nbdkit nbdkit-plugin-dev libnbd-dev check
   libinih-dev libjson-c-dev liburing-dev
+  libblkid-dev       # raidsim create: signatures already on a member
   perl               # pod2man for the man page; JSON::PP for scripts/test.sh
   # run, test and demo
   libnbd-bin         # nbdfuse, nbdcopy, nbdinfo
@@ -20,6 +21,7 @@ packages=(
   util-linux         # fallocate, mountpoint
   coreutils diffutils findutils procps
   fio gnuplot-nox
+  mdadm              # test-mdadm.sh: real mdadm --examine reads our members
 )
 
 if [ "$(id -u)" -eq 0 ]; then

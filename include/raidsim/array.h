@@ -9,6 +9,14 @@
  *
  * It knows nothing of time: the read policies look only at the
  * commands it has sent and not yet been told are done.
+ *
+ * A degraded array has failed (or missing) members: no copy on them is
+ * read or written.  During a rebuild (background.h) the members being
+ * rebuilt are written like any other, but read only below the point
+ * the rebuild has reached, as md reads a recovering member only below
+ * its recovery_offset; during a resync, a piece not yet in sync is read
+ * from its first live copy only, as md's read_balance does past
+ * next_resync, so that every read of it returns the same data.
  */
 #ifndef RAIDSIM_ARRAY_H
 #define RAIDSIM_ARRAY_H
@@ -45,6 +53,10 @@ struct raidsim_array_params {
   const uint64_t *member_size;  /* bytes, per member */
   raidsim_read_policy policy;
   bool merge;                   /* one command per run (raid_geom_runs) */
+  uint32_t failed;              /* members failed or missing (bit i:
+                                 * member i), never read or written */
+  uint32_t rebuild;             /* members being rebuilt */
+  bool resync;                  /* a resync is under way */
 };
 
 struct raidsim_member_cmd {
@@ -78,6 +90,24 @@ extern uint64_t raidsim_array_max_cmds (const struct raidsim_array *a,
 extern int raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
                                 uint64_t offset, uint64_t len,
                                 raidsim_member_fn fn, void *opaque);
+
+/* A command that the background stream (background.h) sends: it
+ * counts as pending, as md counts sync I/O in a member's nr_pending,
+ * but does not move the member's head (md moves it only for reads it
+ * balances).  It finishes through raidsim_array_cmd_done.
+ */
+extern void raidsim_array_cmd_sent (struct raidsim_array *a,
+                                    const struct raidsim_member_cmd *cmd);
+
+/* How far the background stream has got: the members being rebuilt
+ * hold good data below member offset pos; during a resync, array bytes
+ * below pos are in sync.  UINT64_MAX once it is complete.
+ */
+extern void raidsim_array_sync_progress (struct raidsim_array *a,
+                                         uint64_t pos);
+
+/* The geometry (NULL for a single drive). */
+extern const struct raid_geom *raidsim_array_geom (const struct raidsim_array *a);
 
 /* A command that raidsim_array_split sent has finished. */
 extern void raidsim_array_cmd_done (struct raidsim_array *a,

@@ -48,7 +48,13 @@ struct raidsim_controller_config {
   void *params;
 };
 
+struct raidsim_embedded;
+
 struct raidsim_array_config {
+  /* Where it and the files it names were read from: NULL for the file
+   * system, or a table of files built into the program (embedded.h).
+   */
+  const struct raidsim_embedded *files;
   char path[RAIDSIM_STR_MAX];
   char name[RAIDSIM_STR_MAX];   /* the file's base name, without .ini */
   int level;                    /* RAIDSIM_LEVEL_SINGLE or a raid_level */
@@ -58,13 +64,25 @@ struct raidsim_array_config {
   int read_policy;
   char device[RAIDSIM_STR_MAX];
   char controller[RAIDSIM_STR_MAX];
+  /* A degraded array and its background stream (background.h). */
+  char failed[RAIDSIM_STR_MAX];      /* "none" or member indexes */
+  char rebuild[RAIDSIM_STR_MAX];     /* "none" or a member index */
+  int resync;                        /* enum raidsim_resync */
+  uint64_t speed_limit_min;          /* bytes/s */
+  uint64_t speed_limit_max;          /* bytes/s; 0: unlimited */
+  int sync_throttle;                 /* enum raidsim_sync_throttle */
+  uint64_t sync_runtime;             /* ns */
+  uint32_t failed_mask, rebuild_mask; /* from failed and rebuild */
 
   struct raidsim_device_config *devices[RAID_MAX_MEMBERS];
   struct raidsim_controller_config *ctl;
 };
 
-/* The tables, for the docs and the tests. */
-extern const struct raidsim_param raidsim_array_params[];
+/* The tables, for the docs and the tests.  The array file's is
+ * raidsim_array_keys, so that it is not taken for struct
+ * raidsim_array_params, the RAID layer's parameters (array.h).
+ */
+extern const struct raidsim_param raidsim_array_keys[];
 extern const struct raidsim_param raidsim_device_common_params[];
 extern const struct raidsim_param raidsim_controller_common_params[];
 
@@ -79,6 +97,34 @@ raidsim_controller_config_load (const char *path);
 extern void raidsim_controller_config_free (struct raidsim_controller_config *c);
 extern struct raidsim_array_config *raidsim_array_config_load (const char *path);
 extern void raidsim_array_config_free (struct raidsim_array_config *c);
+
+/* The same from a table of files built into the program: path is a
+ * name in it, and so is every file an array file names, by its path
+ * relative to the array file (embedded.h).  Messages name the files so.
+ * files NULL is the file system.
+ */
+extern struct raidsim_device_config *
+raidsim_device_config_load_from (const struct raidsim_embedded *files,
+                                 const char *path);
+extern struct raidsim_array_config *
+raidsim_array_config_load_from (const struct raidsim_embedded *files,
+                                const char *path);
+
+/* Why an [array] key means nothing for a level (a RAIDSIM_LEVEL_SINGLE
+ * or raid_level): chunk on single and RAID 1, copies on all but RAID 10,
+ * read-policy on single and RAID 0.  NULL when it has a meaning.  Array
+ * files and sweeps refuse such keys.
+ */
+extern const char *raidsim_array_key_unused (int level, const char *key);
+
+/* Set one key of a loaded array file, as `raidsim run --set KEY=VALUE`
+ * does: any [array] key but those that name files (device, controller)
+ * or need more of them (members), checked as the file's own keys are.
+ * Returns 0, or -1 with raidsim_error () set to "KEY: what is wrong"
+ * and ac unchanged.
+ */
+extern int raidsim_array_config_set (struct raidsim_array_config *ac,
+                                     const char *key_value);
 
 /* The array's RAID-layer parameters, for raidsim_array_new.  member_size
  * must have room for ac->members entries.

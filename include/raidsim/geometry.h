@@ -23,10 +23,19 @@
 #define RAID_CHUNK_DEFAULT (UINT64_C (128) << 10) /* 128 KiB, VROC's default */
 #define RAID10_COPIES_DEFAULT 2
 
+/* The levels, each once: enum value, number, name and md's alias.  The
+ * plugin's level=, raidsim map and the simulator's array files all take
+ * these spellings (raid_parse_level, and the tables that expand this).
+ */
+#define RAID_LEVELS(X)                          \
+  X (RAID_LEVEL_0, 0, "0", "raid0")             \
+  X (RAID_LEVEL_1, 1, "1", "raid1")             \
+  X (RAID_LEVEL_10, 10, "10", "raid10")
+
 enum raid_level {
-  RAID_LEVEL_0 = 0,
-  RAID_LEVEL_1 = 1,
-  RAID_LEVEL_10 = 10,
+#define RAID_LEVEL_ENUM(id, n, name, alias) id = n,
+  RAID_LEVELS (RAID_LEVEL_ENUM)
+#undef RAID_LEVEL_ENUM
 };
 
 struct raid_geom_params {

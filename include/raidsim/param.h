@@ -70,6 +70,8 @@ struct raidsim_enum {
 
 struct raidsim_param {
   const char *name;
+  const char *old_name;         /* an older spelling files may still use,
+                                 * or NULL */
   enum raidsim_ptype type;
   size_t offset;                /* offsetof into the target struct */
   const char *def;              /* default, in file syntax; NULL: required */
@@ -140,6 +142,13 @@ enum raidsim_ini_syntax {
  */
 extern struct raidsim_ini *raidsim_ini_load (const char *path,
                                              enum raidsim_ini_syntax syntax);
+/* The same from text in memory, which messages call name: a config
+ * compiled into the program, by its path in the source tree.
+ */
+extern struct raidsim_ini *raidsim_ini_load_text (const char *name,
+                                                  const char *text,
+                                                  enum raidsim_ini_syntax
+                                                  syntax);
 extern void raidsim_ini_free (struct raidsim_ini *ini);
 
 /* The index of the first section with this name, or -1. */

@@ -26,6 +26,21 @@ struct raid_key {
                                  * NULL if the value is not one of a list */
 };
 
+/* The keys' help, as macros so that tables built at compile time (the
+ * simulator's array-file keys, raidsim/config/config.c) can use the very
+ * same words.
+ */
+#define RAID_KEY_LEVEL_HELP                                             \
+  "(required) RAID level: 0 stripes, 1 mirrors every member, 10 is "   \
+  "md's near layout (also raid0, raid1, raid10)."
+#define RAID_KEY_CHUNK_HELP                                             \
+  "Chunk (stripe unit) of RAID 0 and 10, a power of two from 4K to "   \
+  "64M; default 128K."
+#define RAID_KEY_COPIES_HELP                                            \
+  "RAID 10 near copies of every chunk, 2 to the member count; default 2."
+#define RAID_KEY_READ_POLICY_HELP                                       \
+  "Which copy a RAID 1 or 10 read goes to; default least-pending."
+
 enum raid_key_id {
   RAID_KEY_LEVEL,
   RAID_KEY_CHUNK,

@@ -10,7 +10,9 @@
  * checks it).
  *
  * The state is atomic because the plugin's requests run in many threads
- * at once; the simulator runs in one, where the atomics cost little.
+ * at once and choose while others issue and complete.  Updates of one
+ * member's load must not race each other: the plugin makes them under
+ * that member's slot lock (member.c), and the simulator has one thread.
  */
 #ifndef RAIDSIM_READPOLICY_H
 #define RAIDSIM_READPOLICY_H

@@ -43,6 +43,12 @@ extern double raidsim_result_iops (const struct raidsim_job_result *r,
 extern double raidsim_result_bw (const struct raidsim_job_result *r,
                                  enum raidsim_dir dir); /* bytes/s */
 
+/* The direction a job moves data in, for one-figure summaries (a
+ * surface scan's points, a validation row): writes for write and
+ * randwrite, reads for the rest, mixes included.
+ */
+extern enum raidsim_dir raidsim_job_dir (const struct raidsim_job *j);
+
 /* A surface scan's figures (a workload whose summary is
  * RAIDSIM_SUMMARY_SURFACE, as HD Tune reports it): the transfer rate of
  * each sample point, bytes/s, and their minimum, maximum and mean.

@@ -22,12 +22,19 @@
  *
  * Jobs run together, except that a stonewall group starts when the one
  * before has finished (fiojob.h).
+ *
+ * An array file that asks for a resync or a rebuild adds a background
+ * stream (background.h): its member commands come from the same pool
+ * and go through the same controller, links and devices as the jobs',
+ * from time 0 until the jobs have finished (or sync_runtime, if later),
+ * and the memory it needs is fixed too.
  */
 #ifndef RAIDSIM_SIM_H
 #define RAIDSIM_SIM_H
 
 #include <stdint.h>
 
+#include "raidsim/background.h"
 #include "raidsim/config.h"
 #include "raidsim/engine.h"
 #include "raidsim/fiojob.h"
@@ -49,6 +56,8 @@ struct raidsim_job_result {
 struct raidsim_member_result {
   uint64_t ios[RAIDSIM_NDIRS];   /* commands that reached the device */
   uint64_t bytes[RAIDSIM_NDIRS];
+  uint64_t bg_ios[RAIDSIM_NDIRS]; /* of those, the background stream's */
+  uint64_t bg_bytes[RAIDSIM_NDIRS];
   raidsim_ns busy;               /* time with >= 1 command at the device */
   unsigned __int128 queue_area;  /* integral of commands at the device, ns */
   unsigned max_queue;
@@ -94,5 +103,10 @@ extern const struct raidsim_link *raidsim_sim_link (const struct raidsim_sim *s,
 extern void raidsim_sim_window (const struct raidsim_sim *s,
                                 raidsim_ns *start, raidsim_ns *end);
 extern uint64_t raidsim_sim_events (const struct raidsim_sim *s);
+/* The resync or rebuild that ran beside the workload (background.h), or
+ * NULL if the array file asks for none.
+ */
+extern const struct raidsim_bg_result *
+raidsim_sim_sync (const struct raidsim_sim *s);
 
 #endif /* RAIDSIM_SIM_H */

@@ -1,6 +1,8 @@
 /* raidsim: sweeps, many independent runs of one workload: over several
- * arrays, and over the values of one parameter (queue depth, chunk,
- * member count, RAID level).
+ * arrays, and over the values of one or more parameters (queue depth,
+ * chunk, member count, RAID level).  Several parameters make a grid:
+ * every combination of their values is a run, the first parameter's
+ * values changing slowest.
  *
  * Each run is a whole simulation with the same seed, independent of
  * every other, so runs can go to separate processes: raidsim_sweep_run
@@ -30,25 +32,47 @@ enum raidsim_vary {
 };
 
 #define RAIDSIM_SWEEP_MAX_VALUES 64
+#define RAIDSIM_SWEEP_MAX_KEYS 4        /* one per enum raidsim_vary */
+#define RAIDSIM_SWEEP_MAX_WORKERS 64
+
+struct raidsim_embedded;
+
+/* One varied parameter and its values, in the order given. */
+struct raidsim_vary_axis {
+  int key;                      /* enum raidsim_vary */
+  unsigned nvalues;
+  uint64_t values[RAIDSIM_SWEEP_MAX_VALUES];
+};
 
 struct raidsim_sweep {
   unsigned narrays;
   const char *const *arrays;    /* array file paths */
+  /* NULL: arrays[] are on the file system; else they are names in this
+   * table of files built into the program (embedded.h).
+   */
+  const struct raidsim_embedded *files;
   const char *workload;         /* fio job file or preset */
-  int vary;                     /* enum raidsim_vary */
-  unsigned nvalues;             /* 0 with RAIDSIM_VARY_NONE */
-  uint64_t values[RAIDSIM_SWEEP_MAX_VALUES];
+  unsigned nvary;               /* 0: nothing varied */
+  struct raidsim_vary_axis vary[RAIDSIM_SWEEP_MAX_KEYS];
   uint64_t seed;
-  unsigned workers;             /* processes; 0: the online CPUs */
+  unsigned workers;             /* processes, at most
+                                 * RAIDSIM_SWEEP_MAX_WORKERS; 0: the
+                                 * online CPUs */
   bool progress;                /* a progress bar on stderr */
+  /* The jobs' iodepth (or the varied qd) is per member: each run's
+   * jobs get it times the run's member count, so a member-count sweep
+   * keeps every drive's queue depth, not the total.
+   */
+  bool qd_per_member;
 };
 
 /* One job of one run: what a sweep reports and `raidsim plot` draws. */
 struct raidsim_point {
   char array[64];               /* the array file's name, no .ini */
   char job[64];
-  int vary;                     /* enum raidsim_vary of the sweep */
-  uint64_t value;               /* the varied value (0 if none) */
+  unsigned nvary;               /* the sweep's nvary */
+  int vary[RAIDSIM_SWEEP_MAX_KEYS]; /* the sweep's keys, in order */
+  uint64_t value[RAIDSIM_SWEEP_MAX_KEYS]; /* this run's value of each */
   int rw;                       /* enum raidsim_rw */
   uint64_t bs, iodepth, numjobs;
   uint64_t ios[RAIDSIM_NDIRS];
@@ -63,8 +87,8 @@ struct raidsim_sweep_result {
   struct raidsim_point *points;
 };
 
-/* "qd=1,2,4" etc. into sw->vary and sw->values.  Returns 0, or -1 with
- * raidsim_error () set ("--vary: ...").
+/* "qd=1,2,4" etc.: adds an axis to sw->vary.  A key already varied is
+ * refused.  Returns 0, or -1 with raidsim_error () set ("--vary: ...").
  */
 extern int raidsim_sweep_parse_vary (struct raidsim_sweep *sw,
                                      const char *spec);
@@ -84,5 +108,11 @@ extern int raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
                                  enum raidsim_format format);
 
 extern const char *raidsim_vary_name (int vary);
+
+/* name with the queue depth it carries ("4k-qd32-read", cdm8's
+ * "RND4K-Q32T1-read") set to depth; a name that carries none is copied.
+ */
+extern void raidsim_sweep_job_name (const char *name, uint64_t depth,
+                                    char *buf, size_t len);
 
 #endif /* RAIDSIM_SWEEP_H */

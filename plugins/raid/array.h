@@ -5,13 +5,53 @@
 #ifndef RAID_ARRAY_H
 #define RAID_ARRAY_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "raidsim/geometry.h"
+#include "raidsim/mdsb.h"
 #include "raidsim/readpolicy.h"
 #include "member.h"
 #include "rangelock.h"
 #include "stats.h"
+#include "sync.h"
+
+/* The array's md metadata, when its members carry md v1.2 superblocks
+ * (assemble.c reads them, metadata.c writes them).  members[] is then
+ * in the order of the md roles: members[r] holds role r.
+ */
+struct raid_meta {
+  bool on;                      /* false: a superblock-less array */
+  /* Each member's superblock as read at start, by role.  Only members
+   * in the array are written: neither missing nor left out as stale at
+   * assembly (they may fail later, and are then written no more).
+   */
+  struct mdsb sb[RAID_MAX_MEMBERS];
+  bool in_array[RAID_MAX_MEMBERS];
+  uint32_t max_dev;             /* the freshest member's role table */
+  /* What the superblocks are to say: the freshest member's as read, and
+   * then sync.c's (0 while dirty; the resync position, or MaxSector,
+   * while clean).
+   */
+  uint64_t resync_offset;
+  uint64_t events;              /* the freshest member's, then one more
+                                 * for every update */
+  pthread_mutex_t lock;         /* one update at a time */
+  /* The next update takes the event count one back, not one more: a
+   * clean mark right after a dirty one (md's can_decrease_events).
+   */
+  bool rollback;
+  /* The failed members (a bitmask) that the superblocks of every live
+   * member say are out of the array: a write that skipped a failed
+   * member is not acknowledged before its failure is recorded
+   * (metadata_record).
+   */
+  _Atomic uint32_t recorded;
+  bool started;                 /* the update at the first connection
+                                 * is done */
+};
 
 struct raid_array {
   struct member members[RAID_MAX_MEMBERS];
@@ -29,6 +69,12 @@ struct raid_array {
    * powers of two, so every member's divides it).  1 for files.
    */
   uint32_t align;
+  /* nbdkit -r, learnt at the first connection (raid_preconnect): the
+   * plugin writes nothing, read repair included.
+   */
+  atomic_bool no_writes;
+  struct raid_meta meta;
+  struct raid_sync sync;        /* safe mode and resync (sync.h) */
 };
 
 #endif

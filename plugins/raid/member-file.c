@@ -238,7 +238,7 @@ full_pread (int fd, char *buf, uint64_t len, uint64_t offset)
       continue;
     if (n <= 0) {
       if (n == 0)
-        errno = EIO;            /* a truncated member */
+        errno = MEMBER_ESHRUNK; /* the member was truncated */
       return -1;
     }
     buf += n;
@@ -301,7 +301,7 @@ full_rwv (int fd, bool write, struct iovec *iov, unsigned iovcnt,
       continue;
     if (n <= 0) {
       if (n == 0)
-        errno = write ? ENOSPC : EIO;
+        errno = write ? ENOSPC : MEMBER_ESHRUNK;
       return -1;
     }
     iov_advance (&iov, &iovcnt, n);
@@ -657,7 +657,7 @@ uring_complete (struct file_priv *f, struct member_io *io, int res, int *err)
       return 0;
     }
     if (res == 0) {
-      *err = io->op == MOP_READ ? EIO : ENOSPC;
+      *err = io->op == MOP_READ ? MEMBER_ESHRUNK : ENOSPC;
       return 0;
     }
     io->done_bytes += res;
@@ -832,9 +832,30 @@ file_start (struct member *m)
   return threads_start (m);
 }
 
+/* MIO_NO_GROW: whether io would write past the file's present end,
+ * which would grow a truncated member back with holes.  Checked just
+ * before the write is issued (a truncation in between still slips
+ * through); only the repair asks, so it costs the hot path nothing.
+ * Block devices cannot grow.
+ */
+static bool
+would_grow (struct file_priv *f, const struct member_io *io)
+{
+  struct stat st;
+
+  if (io->op != MOP_WRITE || !(io->flags & MIO_NO_GROW) || f->is_block)
+    return false;
+  return fstat (f->fd, &st) == -1 ||
+    (uint64_t) st.st_size < io->offset + io->length;
+}
+
 static int
 file_run (struct member *m, struct member_io *io)
 {
+  if (would_grow (m->priv, io)) {
+    errno = MEMBER_ESHRUNK;
+    return -1;
+  }
   return sync_io (m->priv, io);
 }
 
@@ -843,6 +864,10 @@ file_submit (struct member *m, struct member_io *io)
 {
   struct file_priv *f = m->priv;
 
+  if (would_grow (f, io)) {
+    errno = MEMBER_ESHRUNK;
+    return -1;
+  }
   if (m->inline_io) {
     int r = sync_io (f, io);
 
@@ -853,30 +878,72 @@ file_submit (struct member *m, struct member_io *io)
 }
 
 /* Where a member is a hole from member_offset.  Block devices, and file
- * systems without SEEK_DATA, are all data.
+ * systems without SEEK_DATA, are all data.  Past the file's present end
+ * the member has lost what it held (it was truncated): that is no hole
+ * of zeros, and the member cannot answer.
  */
-static bool
+static int
 file_hole (struct member *m, uint64_t member_offset, uint64_t limit,
            uint64_t *end)
 {
   struct file_priv *f = m->priv;
+  struct stat st;
   off_t d, h;
 
   *end = limit;
   if (f->is_block)
-    return false;
+    return 0;
   d = lseek (f->fd, member_offset, SEEK_DATA);
-  if (d == -1)
-    return errno == ENXIO;      /* no data at all after member_offset */
+  if (d == -1) {
+    if (errno != ENXIO)
+      return 0;
+    /* No data from member_offset to the end of the file, or
+     * member_offset is past the end.
+     */
+    if (fstat (f->fd, &st) == -1 || (uint64_t) st.st_size <= member_offset) {
+      errno = MEMBER_ESHRUNK;
+      return -1;
+    }
+    if ((uint64_t) st.st_size < limit)
+      *end = st.st_size;
+    return 1;
+  }
   if ((uint64_t) d > member_offset) {
     if ((uint64_t) d < limit)
       *end = d;
-    return true;
+    return 1;
   }
   h = lseek (f->fd, member_offset, SEEK_HOLE);
   if (h != -1 && (uint64_t) h < limit)
     *end = h;
-  return false;
+  return 0;
+}
+
+/* nbdkit -r: reopen a regular file read-only, through /proc/self/fd so
+ * that it is the very file opened at start whatever its name is now,
+ * and put the new description in the old one's place, so that the
+ * engines go on with the same fd number.  Block devices keep their
+ * descriptor (a second open could not share an exclusive hold).
+ */
+static int
+file_drop_write (struct member *m)
+{
+  struct file_priv *f = m->priv;
+  char path[64];
+  int fd;
+
+  if (f->is_block || m->read_only)
+    return 0;
+  snprintf (path, sizeof path, "/proc/self/fd/%d", f->fd);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd == -1 || dup3 (fd, f->fd, O_CLOEXEC) == -1) {
+    nbdkit_error ("member: %s: reopening read-only: %m", m->name);
+    if (fd >= 0)
+      close (fd);
+    return -1;
+  }
+  close (fd);
+  return 0;
 }
 
 static void
@@ -924,5 +991,6 @@ const struct member_ops file_ops = {
   .run = file_run,
   .take_back = file_take_back,
   .hole = file_hole,
+  .drop_write = file_drop_write,
   .close = file_close,
 };

@@ -1233,7 +1233,7 @@ status_done (void *user_data, int *error)
  * nbd_block_status would hold the handle lock while it waits, stalling
  * every other member I/O behind it.
  */
-static bool
+static int
 nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
           uint64_t *end)
 {
@@ -1242,12 +1242,12 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   pthread_condattr_t ca;
   uint64_t count;
   int64_t cookie;
-  bool hole = false;
+  int hole = 0;
 
   *end = limit;
   if (!np->base_allocation || member_offset >= limit ||
       member_offset >= m->size)
-    return false;
+    return 0;
   count = MIN (limit, m->size) - member_offset;
   count = MIN (count, MAX_EFFECT);
 
@@ -1308,13 +1308,45 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   pthread_cond_destroy (&w.cond);
   pthread_mutex_destroy (&w.lock);
 
-  /* Whatever cannot be told is data. */
+  /* A member whose connection is gone cannot answer.  A live server
+   * that fails block status (one that wants aligned requests refuses
+   * a one-byte query, say) or says nothing useful is taken to hold
+   * data, which is never wrong: reads there still work.
+   */
+  if (nbd_aio_is_dead (np->nbd) || nbd_aio_is_closed (np->nbd)) {
+    errno = EIO;
+    return -1;
+  }
   if (w.err == 0 && w.have && w.end > member_offset) {
     hole = w.hole;
     if (w.end < limit)
       *end = w.end;
   }
   return hole;
+}
+
+/* Before start no reader thread drives the handle, so libnbd's own
+ * synchronous read can: the md superblock at config time (metadata.c).
+ */
+static int
+nbdm_read_early (struct member *m, void *buf, uint64_t length,
+                 uint64_t member_offset)
+{
+  struct nbd_priv *np = m->priv;
+
+  if (nbd_pread (np->nbd, buf, length, member_offset, 0) == -1) {
+    errno = nbd_get_errno () ? nbd_get_errno () : EIO;
+    return -1;
+  }
+  return 0;
+}
+
+static void
+nbdm_moved (struct member *m)
+{
+  struct nbd_priv *np = m->priv;
+
+  np->m = m;
 }
 
 const struct member_ops nbd_ops = {
@@ -1327,4 +1359,6 @@ const struct member_ops nbd_ops = {
   .submit = nbdm_submit,
   .hole = nbdm_hole,
   .close = nbdm_close,
+  .read_early = nbdm_read_early,
+  .moved = nbdm_moved,
 };

@@ -16,8 +16,12 @@
 #include "member.h"
 
 
-/* NBD first: it claims only URIs, and everything else is a path. */
-static const struct member_ops *const backends[] = { &nbd_ops, &file_ops };
+/* NBD first: it claims only URIs; then the word missing; everything
+ * else is a path.
+ */
+static const struct member_ops *const backends[] = {
+  &nbd_ops, &missing_ops, &file_ops,
+};
 
 static const char *const op_names[MOP_COUNT] = {
   [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
@@ -39,6 +43,39 @@ member_open (struct member *m)
   stats_init (&m->stats);
   m->min_block = 1;
   return m->ops->open (m);
+}
+
+int
+member_read_early (struct member *m, void *buf, uint64_t length,
+                   uint64_t member_offset)
+{
+  struct member_io io = {
+    .op = MOP_READ, .buf = buf, .offset = member_offset, .length = length,
+    .member = m,
+  };
+
+  if (m->ops->read_early)
+    return m->ops->read_early (m, buf, length, member_offset);
+  if (m->ops->run)
+    return m->ops->run (m, &io);
+  errno = ENOTSUP;
+  return -1;
+}
+
+/* The locks and the statistics (which hold a lock) are made anew in
+ * their new place: a pthread object may not be copied.
+ */
+void
+member_move (struct member *to, struct member *from)
+{
+  if (to == from)
+    return;
+  memcpy (to, from, sizeof *to);
+  pthread_mutex_init (&to->slot_lock, NULL);
+  pthread_cond_init (&to->slot_cond, NULL);
+  stats_init (&to->stats);
+  if (to->ops->moved)
+    to->ops->moved (to);
 }
 
 void
@@ -131,6 +168,12 @@ member_start (struct member_io *io)
   io->bounce = NULL;
   if (atomic_load (&m->failed)) {
     io->err = EIO;
+    batch_done (io->batch);
+    return false;
+  }
+  if (io->op != MOP_READ && io->op != MOP_FLUSH &&
+      atomic_load (&m->no_writes)) {
+    io->err = EROFS;
     batch_done (io->batch);
     return false;
   }

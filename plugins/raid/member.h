@@ -33,11 +33,13 @@
  *
  * An I/O on a member that has already failed is not submitted: it
  * completes at once with EIO, so the request path sees one uniform kind
- * of error.
+ * of error.  Under nbdkit -r (no_writes) a write, zero or trim is not
+ * submitted either: it completes at once with EROFS.
  */
 #ifndef RAID_MEMBER_H
 #define RAID_MEMBER_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -60,6 +62,18 @@ enum member_op {
 #define MIO_FUA      1u         /* durable when it completes */
 #define MIO_MAY_TRIM 2u         /* MOP_ZERO may leave a hole */
 #define MIO_FAST     4u         /* MOP_ZERO: fail with ENOTSUP, don't write */
+#define MIO_NO_GROW  8u         /* MOP_WRITE: fail with MEMBER_ESHRUNK
+                                 * rather than write past the member's
+                                 * present end (a repair's rewrite) */
+
+/* The error of a member I/O that found its member shorter than it was
+ * at start: a read that met the end of a file or device, or a write
+ * with MIO_NO_GROW that would have grown it.  The member has lost data,
+ * and the request path fails it at once (request.c).  No backend
+ * returns ENXIO otherwise: pread and pwrite do not on files and
+ * devices, and NBD has no such error.
+ */
+#define MEMBER_ESHRUNK ENXIO
 
 struct member_batch {
   pthread_mutex_t lock;
@@ -140,15 +154,40 @@ struct member_ops {
    */
   bool (*take_back) (struct member *m, struct member_io *io);
 
-  /* Allocation at member_offset, for extents: return true if it is a
-   * hole, false if data, and set *end (<= limit) to where that state
-   * ends.  Synchronous.  Backends that cannot tell report data.
+  /* Allocation at member_offset, for extents: return 1 if it is a
+   * hole, 0 if data, and set *end (<= limit) to where that state ends.
+   * Return -1 with errno set if the member cannot answer at all (its
+   * connection is lost, or member_offset lies past its present end):
+   * request.c then asks another copy, and fails the request with EIO
+   * if no copy answers, rather than guess.  Synchronous.  A live member
+   * that cannot tell allocation (no SEEK_DATA, no base:allocation, a
+   * server that fails block status) reports data.
    */
-  bool (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
-                uint64_t *end);
+  int (*hole) (struct member *m, uint64_t member_offset, uint64_t limit,
+               uint64_t *end);
+
+  /* nbdkit runs read-only (-r): hold the member read-only from now on
+   * where that loses nothing.  Called once, before any member I/O.
+   * Optional; return 0, or -1 after nbdkit_error naming the member.
+   */
+  int (*drop_write) (struct member *m);
 
   /* Stop threads, close.  Called at unload. */
   void (*close) (struct member *m);
+
+  /* Read length bytes at member_offset into buf, in the calling thread,
+   * before start: how the md superblocks are read at config time
+   * (metadata.c), when no backend thread runs yet.  Optional where run
+   * works before start (files).  Return 0, or -1 with errno set.
+   */
+  int (*read_early) (struct member *m, void *buf, uint64_t length,
+                     uint64_t member_offset);
+
+  /* The struct member was moved, between open and start (assembly puts
+   * members in the places of their md roles, assemble.c): update any
+   * pointer to it that open kept.  Optional.
+   */
+  void (*moved) (struct member *m);
 };
 
 struct member {
@@ -197,6 +236,11 @@ struct member {
    */
   struct raid_member_load *load;
   atomic_bool no_fast_zero;     /* refused a fast zero once: refuse early */
+  /* nbdkit -r: set at the first connection (raid.c), before any I/O,
+   * and never cleared.  member_start then refuses every write, zero and
+   * trim with EROFS, whatever asks for it.
+   */
+  atomic_bool no_writes;
 
   /* The max-inflight slots. */
   pthread_mutex_t slot_lock;
@@ -208,12 +252,24 @@ struct member {
 
 extern const struct member_ops file_ops;
 extern const struct member_ops nbd_ops;
+extern const struct member_ops missing_ops;
 
 /* -D raid.io=1 */
 extern int raid_debug_io;
 
 /* Pick the backend that claims name and open it. */
 extern int member_open (struct member *m);
+
+/* Read synchronously before start (ops->read_early, or ops->run):
+ * returns 0, or -1 with errno set.
+ */
+extern int member_read_early (struct member *m, void *buf, uint64_t length,
+                              uint64_t member_offset);
+
+/* Move an opened member that has not started yet, and has done no I/O
+ * but member_read_early, from *from to *to.
+ */
+extern void member_move (struct member *to, struct member *from);
 
 extern void batch_init (struct member_batch *b, unsigned count);
 extern void batch_wait (struct member_batch *b);

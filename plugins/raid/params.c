@@ -13,6 +13,7 @@
 #include <nbdkit-plugin.h>
 
 #include "params.h"
+#include "sync.h"
 
 #define STR_(x) #x
 #define STR(x) STR_ (x)
@@ -26,6 +27,8 @@ struct raid_params params = {
   .max_inflight = MAX_INFLIGHT_DEFAULT,
   .timeout_ms = TIMEOUT_DEFAULT_S * 1000,
   .io_mode = FILE_IO_AUTO,
+  .sync_speed_min = SYNC_SPEED_MIN_DEFAULT,
+  .sync_speed_max = SYNC_SPEED_MAX_DEFAULT,
 };
 
 static const char *const io_values[] = {
@@ -42,9 +45,24 @@ params_io_name (enum file_io_mode m)
   return io_values[m];
 }
 
+static const char *const metadata_values[] = {
+  [METADATA_AUTO] = "auto",
+  [METADATA_1_2] = "1.2",
+  [METADATA_NONE] = "none",
+  NULL
+};
+
+const char *
+params_metadata_name (enum raid_metadata m)
+{
+  return metadata_values[m];
+}
+
+static int parse_metadata (const char *key, const char *value);
 static int parse_io (const char *key, const char *value);
 static int parse_inflight (const char *key, const char *value);
 static int parse_timeout (const char *key, const char *value);
+static int parse_speed (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
 
@@ -56,6 +74,15 @@ struct plugin_param {
 };
 
 static struct plugin_param plugin_params[] = {
+  { .d = { .name = "metadata", .syntax = "auto|1.2|none",
+           .values = metadata_values,
+           .help = "The members' md metadata.  auto (the default): if "
+           "every member has an md v1.2 superblock, assemble the array "
+           "from them; if none has md metadata, serve the members "
+           "without any (data from offset 0); refuse a mix.  1.2: "
+           "require the superblocks.  none: no metadata, and refuse "
+           "members that hold md metadata, which it would overwrite." },
+    .parse = parse_metadata },
   { .d = { .name = "io", .syntax = "auto|uring|threads|inline",
            .values = io_values,
            .help = "How file and device members do I/O; default auto "
@@ -74,17 +101,44 @@ static struct plugin_param plugin_params[] = {
            STR (TIMEOUT_MAX_S) "s; 0 waits forever.  Default "
            STR (TIMEOUT_DEFAULT_S) "s, the SCSI command timeout." },
     .parse = parse_timeout },
+  { .d = { .name = "sync-speed-min", .syntax = "KIB",
+           .help = "The resync's speed while clients are busy, in KiB/s "
+           "(md's speed_limit_min), 1 to 10^9; default "
+           STR (SYNC_SPEED_MIN_DEFAULT) "." },
+    .parse = parse_speed },
+  { .d = { .name = "sync-speed-max", .syntax = "KIB",
+           .help = "The resync's speed when clients are idle, in KiB/s "
+           "(md's speed_limit_max), 1 to 10^9; default "
+           STR (SYNC_SPEED_MAX_DEFAULT) "." },
+    .parse = parse_speed },
   { .d = { .name = "stats", .syntax = "PATH",
            .help = "Write statistics as JSON to PATH at exit and on "
            "SIGUSR1." },
     .parse = parse_stats },
-  { .d = { .name = "member", .syntax = "FILE|DEVICE|URI",
-           .help = "A member, in layout order; give 2 or more.  URI is an "
-           "NBD URI (nbd://, nbd+unix://).  member= may be left out." },
+  { .d = { .name = "member", .syntax = "FILE|DEVICE|URI|missing",
+           .help = "A member; give 2 or more.  URI is an NBD URI (nbd://, "
+           "nbd+unix://).  With md metadata the order does not matter, "
+           "and missing stands for an absent member (RAID 1 and 10); "
+           "without, give them in layout order.  member= may be left "
+           "out." },
     .repeatable = true, .parse = parse_member },
 };
 
 #define NPLUGIN_PARAMS (sizeof plugin_params / sizeof plugin_params[0])
+
+static int
+parse_metadata (const char *key, const char *value)
+{
+  unsigned i;
+
+  for (i = 0; metadata_values[i]; ++i)
+    if (strcmp (value, metadata_values[i]) == 0) {
+      params.metadata = i;
+      return 0;
+    }
+  nbdkit_error ("metadata: '%s' is not one of auto, 1.2, none", value);
+  return -1;
+}
 
 static int
 parse_io (const char *key, const char *value)
@@ -141,6 +195,27 @@ parse_timeout (const char *key, const char *value)
     return -1;
   }
   params.timeout_ms = v * scale;
+  return 0;
+}
+
+static int
+parse_speed (const char *key, const char *value)
+{
+  char *end;
+  unsigned long v;
+
+  errno = 0;
+  v = strtoul (value, &end, 10);
+  if (errno || end == value || *end || value[0] == '-' ||
+      v < 1 || v > 1000000000) {
+    nbdkit_error ("%s: '%s' is not a speed in KiB/s from 1 to 1000000000",
+                  key, value);
+    return -1;
+  }
+  if (strcmp (key, "sync-speed-min") == 0)
+    params.sync_speed_min = v;
+  else
+    params.sync_speed_max = v;
   return 0;
 }
 
@@ -213,6 +288,52 @@ params_free (void)
   free (params.stats_path);
 }
 
+/* --dump-plugin: every key of both tables, as raid_param_KEY=SYNTAX and,
+ * for keys with a list of values, raid_param_KEY_values=V1,V2,...; the
+ * man-page check (tests/integration/test-pod-params.sh) reads these.
+ */
+static void
+dump_key (const struct raid_key *k)
+{
+  size_t i;
+
+  printf ("raid_param_%s=%s\n", k->name, k->syntax);
+  if (k->values == NULL)
+    return;
+  printf ("raid_param_%s_values=", k->name);
+  for (i = 0; k->values[i]; ++i)
+    printf ("%s%s", i ? "," : "", k->values[i]);
+  printf ("\n");
+}
+
+void
+params_dump (void)
+{
+  size_t i;
+
+  for (i = 0; i < RAID_KEY_COUNT; ++i)
+    dump_key (&raid_keys[i]);
+  for (i = 0; i < NPLUGIN_PARAMS; ++i)
+    dump_key (&plugin_params[i].d);
+}
+
+/* The plugin's help for the core keys whose meaning it extends: with
+ * md metadata, level, chunk and copies come from the superblocks
+ * (assemble.c), so level is no longer always required.  The name,
+ * syntax and values stay the core's.
+ */
+static const char *const core_help[RAID_KEY_COUNT] = {
+  [RAID_KEY_LEVEL] = "RAID level: 0 stripes, 1 mirrors every member, 10 "
+  "is md's near layout (also raid0, raid1, raid10).  Required without md "
+  "metadata; with it, from the superblocks, and if given must agree.",
+  [RAID_KEY_CHUNK] = "Chunk (stripe unit) of RAID 0 and 10, a power of "
+  "two from 4K to 64M; default 128K.  With md metadata, from the "
+  "superblocks, and if given must agree.",
+  [RAID_KEY_COPIES] = "RAID 10 near copies of every chunk, 2 to the "
+  "member count; default 2.  With md metadata, from the superblocks, and "
+  "if given must agree.",
+};
+
 /* --help: every key of both tables, in the order a user writes them. */
 static char *help_buf;
 
@@ -247,9 +368,14 @@ params_help_text (void)
 
   if (help_buf)
     return help_buf;
-  for (i = 0; i < RAID_KEY_COUNT; ++i)
-    if (help_add (&len, &raid_keys[i]) == -1)
+  for (i = 0; i < RAID_KEY_COUNT; ++i) {
+    struct raid_key k = raid_keys[i];
+
+    if (core_help[i])
+      k.help = core_help[i];
+    if (help_add (&len, &k) == -1)
       return "(out of memory)";
+  }
   for (i = 0; i < NPLUGIN_PARAMS; ++i)
     if (help_add (&len, &plugin_params[i].d) == -1)
       return "(out of memory)";

@@ -29,6 +29,9 @@ struct piece {
   unsigned ncopies;
   struct raid_copy *copy;
   uint32_t tried, bad;          /* copy bitmasks, for reads */
+  uint32_t held_back;           /* copies a read passes over only
+                                 * because a resync has not reached
+                                 * them (request.c) */
   int chosen;
   bool again;                   /* read chosen again, on its own */
   bool to_read;                 /* read in this round (plan_choose) */

@@ -27,8 +27,14 @@
  *     -> failed member I/Os are retried on another copy (reads) or fail
  *        their member (writes), by the rules in the man page
  *
+ * Before any of that, at config time, assemble.c makes the array from
+ * its members: from their md v1.2 superblocks, which metadata.c keeps up
+ * to date while the array runs, or, for members without metadata, from
+ * the parameters alone.
+ *
  * The files, one concern each: raid.c the nbdkit callbacks, params.c
- * the parameters, plan.c the planning, request.c the read, write and
+ * the parameters, assemble.c the array from its members, metadata.c
+ * md's superblocks, plan.c the planning, request.c the read, write and
  * repair rules, member*.c the members, stats*.c the statistics,
  * rangelock.c the write ranges.
  *
@@ -42,6 +48,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,10 +61,13 @@
 
 #include "raidsim/geometry.h"
 #include "array.h"
+#include "assemble.h"
 #include "member-file.h"
+#include "metadata.h"
 #include "params.h"
 #include "request.h"
 #include "stats-json.h"
+#include "sync.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.  It is logged with
@@ -147,18 +157,26 @@ check_alignment (void)
 
 /* A member much larger than the array needs is probably a mistake (a
  * RAID 1 of 8M and 64M is 8M): say so when more than 1% of a member
- * is left unused, as mdadm --create does.
+ * is left unused, as mdadm --create does.  Not for an array assembled
+ * from md superblocks, whose sizes mdadm chose (and warned about) when
+ * it created them, nor for a missing member, which has no size.
  */
 static void
 warn_unused (void)
 {
+  uint64_t data_offset = raid_geom_data_offset (array.geom);
   unsigned i;
 
+  if (array.meta.on)
+    return;
   for (i = 0; i < array.nmembers; ++i) {
     const struct member *m = &array.members[i];
-    uint64_t used = raid_geom_member_used (array.geom, i);
-    uint64_t unused = m->size - used;
+    uint64_t used = data_offset + raid_geom_member_used (array.geom, i);
+    uint64_t unused;
 
+    if (m->ops == &missing_ops || m->size <= used)
+      continue;
+    unused = m->size - used;
     if (unused > m->size / 100)
       member_warning (m, "%" PRIu64 " of its %" PRIu64 " bytes (%.1f%%) "
                       "are not used: the array uses %" PRIu64 " bytes of "
@@ -170,14 +188,7 @@ warn_unused (void)
 static int
 raid_config_complete (void)
 {
-  struct raid_geom_params p;
-  uint64_t sizes[RAID_MAX_MEMBERS];
   unsigned i;
-
-  if (raid_settings_check (&params.raid, params.nmembers) == -1) {
-    nbdkit_error ("%s", raid_geom_error ());
-    return -1;
-  }
 
   raid_read_state_init (&array.reads);
   array.policy = params.raid.policy;
@@ -195,33 +206,11 @@ raid_config_complete (void)
   }
   if (check_duplicates () == -1)
     return -1;
-
-  /* A RAID 1 has no chunks, but a mirror smaller than the smallest
-   * chunk is certainly a mistake; the chunk default makes this 128K.
+  /* From the members to the geometry: md metadata or none (assemble.c);
+   * with metadata the members are now in the places of their roles.
    */
-  for (i = 0; i < array.nmembers; ++i) {
-    if (array.members[i].size < params.raid.chunk) {
-      nbdkit_error ("member: %s: %" PRIu64 " bytes is smaller than one "
-                    "chunk (%" PRIu64 ")", array.members[i].name,
-                    array.members[i].size, params.raid.chunk);
-      return -1;
-    }
-    sizes[i] = array.members[i].size;
-  }
-
-  p = (struct raid_geom_params) {
-    .level = params.raid.level,
-    .chunk = params.raid.chunk,
-    .copies = params.raid.copies,
-    .data_offset = 0,
-    .nmembers = array.nmembers,
-    .member_size = sizes,
-  };
-  array.geom = raid_geom_new (&p);
-  if (array.geom == NULL) {
-    nbdkit_error ("%s", raid_geom_error ());
+  if (assemble (&array) == -1)
     return -1;
-  }
   if (check_alignment () == -1)
     return -1;
   warn_unused ();
@@ -257,6 +246,50 @@ raid_after_fork (void)
   return 0;
 }
 
+/* nbdkit -r.  nbdkit 1.32 tells a plugin that it runs read-only only
+ * when a client connects (the readonly argument of .preconnect and
+ * .open; there is no call for it at config time), and by then the
+ * members are open.  -r holds for the whole run, so the first
+ * connection settles it, before any member I/O: every member refuses
+ * writes from then on (member.c), a regular file is reopened read-only
+ * (member-file.c), and read repair is off (request.c), which the log
+ * says once.  A member that cannot be reopened keeps its descriptor
+ * (the backend says why) and still refuses writes.  Connections are
+ * made in parallel, hence the lock.
+ */
+static int
+raid_preconnect (int readonly)
+{
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static bool decided = false;
+  unsigned i;
+
+  pthread_mutex_lock (&lock);
+  if (!decided && readonly) {
+    for (i = 0; i < array.nmembers; ++i) {
+      struct member *m = &array.members[i];
+      atomic_store (&m->no_writes, true);
+      if (m->ops->drop_write)
+        m->ops->drop_write (m);
+    }
+    atomic_store (&array.no_writes, true);
+    nbdkit_error ("nbdkit -r: the array is served read-only: no member is "
+                  "written, and read repair is off (a copy that fails a "
+                  "read is not rewritten)");
+  }
+  decided = true;
+  /* md metadata: the superblocks say the array has started (events one
+   * more, and the members left out at assembly out of the role table)
+   * before anything else is written (metadata.c); not under -r.
+   */
+  if (metadata_start (&array) == -1 || sync_start (&array) == -1) {
+    pthread_mutex_unlock (&lock);
+    return -1;
+  }
+  pthread_mutex_unlock (&lock);
+  return 0;
+}
+
 /* The engine of the file and device members: "uring", "threads" or
  * "inline" if they all use one, "mixed" if not, "none" if there are
  * none.
@@ -284,6 +317,7 @@ stats_source (struct stats_source *src)
     .geom = array.geom, .members = array.members,
     .nmembers = array.nmembers, .array = &array.stats,
     .io = file_engine (),
+    .sync = &array.sync, .meta_lock = &array.meta.lock,
   };
 }
 
@@ -294,6 +328,8 @@ raid_unload (void)
 
   if (array.geom) {
     struct stats_source src;
+    sync_stop (&array);         /* safe mode and resync (sync.c) */
+    metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);
     stats_json_stop ();
     /* The summary is for those who asked for statistics (stats=) or
@@ -328,6 +364,7 @@ raid_dump_plugin (void)
     printf ("%s%s", i ? "," : "", raid_read_policy_name (i));
   printf ("\n");
   printf ("raid_member_backends=file,nbd\n");
+  params_dump ();
   /* Whether this kernel lets us use io_uring, so users know which path
    * io=auto will take for file and device members.
    */
@@ -535,6 +572,7 @@ static struct nbdkit_plugin plugin = {
   .magic_config_key   = "member",
   .dump_plugin        = raid_dump_plugin,
   .after_fork         = raid_after_fork,
+  .preconnect         = raid_preconnect,
   .unload             = raid_unload,
   .open               = raid_open,
   .get_size           = raid_get_size,

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,8 +19,10 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "metadata.h"
 #include "plan.h"
 #include "request.h"
+#include "sync.h"
 
 const char *const op_names[MOP_COUNT] = {
   [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
@@ -27,7 +30,7 @@ const char *const op_names[MOP_COUNT] = {
 };
 
 /* The members that have failed, as a bitmask for plan_choose. */
-static uint32_t
+uint32_t
 failed_members (const struct raid_array *a)
 {
   uint32_t failed = 0;
@@ -48,28 +51,14 @@ is_redundant (const struct raid_array *a)
   return raid_geom_copies (a->geom) > 1;
 }
 
-static void
-fail_member (struct raid_array *a, unsigned i, const char *op, int err)
-{
-  bool was = atomic_exchange (&a->members[i].failed, true);
-  unsigned live = 0, j;
-
-  if (was)
-    return;
-  for (j = 0; j < a->nmembers; ++j)
-    if (!atomic_load (&a->members[j].failed))
-      live++;
-  nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
-                "%u of %u members remain", i, a->members[i].name, op,
-                strerror (err), live, a->nmembers);
-}
-
-/* The array can still serve every byte if every chunk keeps a live
- * copy.  The near layout repeats every a->nmembers chunks, so checking the
- * first a->nmembers chunks checks them all.
+/* Whether the array could still serve every byte with the members of
+ * the bitmask failed out: whether every chunk keeps a live copy.  The
+ * near layout repeats every a->nmembers chunks, so checking the first
+ * a->nmembers chunks checks them all; on a RAID 1 every member holds
+ * everything, so the first chunk tells.
  */
-static bool
-array_whole (const struct raid_array *a)
+bool
+request_array_whole (const struct raid_array *a, uint32_t failed)
 {
   struct raid_piece p;
   uint64_t size = raid_geom_size (a->geom), chunk = raid_geom_chunk (a->geom);
@@ -79,13 +68,89 @@ array_whole (const struct raid_array *a)
     bool live = false;
     raid_geom_map (a->geom, (uint64_t) c * chunk, 1, &p);
     for (k = 0; k < p.ncopies; ++k)
-      live |= !atomic_load (&a->members[p.copy[k].member].failed);
+      live |= !(failed & (UINT32_C (1) << p.copy[k].member));
     if (!live)
       return false;
     if (raid_geom_level (a->geom) == RAID_LEVEL_1)
       break;
   }
   return true;
+}
+
+/* What went wrong with a member I/O, for messages. */
+static const char *
+member_strerror (int err)
+{
+  if (err == MEMBER_ESHRUNK)
+    return "the member is shorter than it was at start";
+  return strerror (err);
+}
+
+/* Fail member i after error err on op, as md does, unless the member
+ * holds the last live copy of some chunk.  Linux md never fails that
+ * member: raid1_error() ignores an error on the last in-sync disk and
+ * raid10_error() one that would leave enough() false, "let the next
+ * level up know", so that only the request fails.  Here too: a kept
+ * member stays in the array, the caller fails its request with EIO, and
+ * later requests go on as before.  (Since Linux 5.19 md also marks the
+ * array MD_BROKEN then and refuses every later write; this plugin does
+ * not, so that one transient error costs one request.)
+ *
+ * The check and the failure are one step under fail_lock, so that two
+ * members failing at once cannot both pass it.  Returns true if member
+ * i has failed (now or before), false if it is kept.  This only marks
+ * it failed: fail_member below also records it in the superblocks.
+ */
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool
+request_mark_failed (struct raid_array *a, unsigned i, const char *op,
+                     int err)
+{
+  uint32_t failed;
+  unsigned live = 0, j;
+
+  pthread_mutex_lock (&fail_lock);
+  failed = failed_members (a);
+  if (failed & (UINT32_C (1) << i)) {
+    pthread_mutex_unlock (&fail_lock);
+    return true;
+  }
+  if (!request_array_whole (a, failed | (UINT32_C (1) << i))) {
+    pthread_mutex_unlock (&fail_lock);
+    nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
+                  "of some of the array, so it is kept and the request "
+                  "fails", i, a->members[i].name, op, member_strerror (err));
+    return false;
+  }
+  atomic_store (&a->members[i].failed, true);
+  pthread_mutex_unlock (&fail_lock);
+  for (j = 0; j < a->nmembers; ++j)
+    if (!atomic_load (&a->members[j].failed))
+      live++;
+  nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
+                "%u of %u members remain", i, a->members[i].name, op,
+                member_strerror (err), live, a->nmembers);
+  return true;
+}
+
+/* Fail member i, and record it in the superblocks of the members that
+ * remain before going on (metadata_record), as md does: md_error marks
+ * the superblocks to be written, and md completes no write that left
+ * the member out until md_update_sb has written them, so that a member
+ * that missed an acknowledged write is never trusted after a crash.
+ * Here the request that failed the member waits for the update, and so
+ * does every write that left a failed member out (write_copies).
+ * Returns true if member i has failed and that is recorded (always, on
+ * an array without metadata), false if it is kept (the last copy), or
+ * if the superblocks could not be written: the request then fails.
+ */
+static bool
+fail_member (struct raid_array *a, unsigned i, const char *op, int err)
+{
+  if (!request_mark_failed (a, i, op, err))
+    return false;
+  return metadata_record (a, UINT32_C (1) << i) == 0;
 }
 
 /* Run the member I/Os ios[0..n-1] as one batch and wait for them. */
@@ -141,14 +206,21 @@ repair_piece (struct raid_array *a, const struct piece *p)
                   strerror (ios[0].err));
     goto out;
   }
+  /* A copy whose member has failed meanwhile (one found shorter than
+   * at start fails at once) is not rewritten.  Nor is a copy written
+   * past its member's end (MIO_NO_GROW): that would grow a truncated
+   * file back as a sparse one, whose holes then read as zeros.
+   */
   for (k = 0; k < p->ncopies; ++k)
-    if (p->bad & (1u << k))
+    if ((p->bad & (1u << k)) &&
+        !atomic_load (&a->members[p->copy[k].member].failed))
       ios[n++] = (struct member_io) {
-        .op = MOP_WRITE, .pieces = 1, .buf = data,
+        .op = MOP_WRITE, .flags = MIO_NO_GROW, .pieces = 1, .buf = data,
         .offset = p->copy[k].offset, .length = p->length,
         .member = &a->members[p->copy[k].member], .batch = &batch,
       };
-  run_batch (ios, n, &batch);
+  if (n > 0)
+    run_batch (ios, n, &batch);
   for (j = 0; j < n; ++j) {
     if (ios[j].err)
       fail_member (a, ios[j].member->index, "rewrite after read error",
@@ -168,9 +240,50 @@ repair (struct raid_array *a, const struct plan *pl)
 {
   size_t i;
 
+  /* nbdkit -r: nothing is written, so a copy that failed a read stays
+   * as it is (raid_preconnect has said so once).
+   */
+  if (atomic_load (&a->no_writes))
+    return;
+
   for (i = 0; i < pl->npieces; ++i)
     if (pl->piece[i].bad)
       repair_piece (a, &pl->piece[i]);
+}
+
+/* While a resync has not reached a piece, its copies may differ: hold
+ * every copy but its first live one back from the read policy, so that
+ * every read of it gives the same answer whichever copy the policy
+ * would have chosen, as md's read_balance does beyond its resync
+ * position (and the resync then writes that copy to the others).  If
+ * that copy fails the read, the others are tried after all: a copy
+ * that may be out of date is better than an error, and the repair then
+ * rewrites the first copy with what was read.
+ */
+static void
+hold_back (struct raid_array *a, struct plan *pl)
+{
+  uint64_t in_sync = sync_in_sync (&a->sync);
+  size_t i;
+  unsigned k;
+
+  if (!a->sync.on || in_sync == UINT64_MAX)
+    return;
+  for (i = 0; i < pl->npieces; ++i) {
+    struct piece *p = &pl->piece[i];
+    bool first = true;
+
+    if (p->offset + p->length <= in_sync)
+      continue;
+    for (k = 0; k < p->ncopies; ++k) {
+      if (first && !atomic_load (&a->members[p->copy[k].member].failed)) {
+        first = false;
+        continue;
+      }
+      p->held_back |= UINT32_C (1) << k;
+    }
+    p->tried |= p->held_back;
+  }
 }
 
 /* Read every piece from one copy, all pieces at once, the pieces that
@@ -203,6 +316,7 @@ request_read (struct raid_array *a, char *buf, uint64_t count,
     return -1;
   }
 
+  hold_back (a, &pl);
   for (;;) {
     i = plan_choose (&pl, a->policy, &a->reads, failed_members (a));
     if (i) {
@@ -234,15 +348,23 @@ request_read (struct raid_array *a, char *buf, uint64_t count,
       p = &pl.piece[set.seg_piece[set.run[r].first]];
       if (!is_redundant (a)) {
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
-                      m->index, m->name, io->offset, strerror (io->err));
-        err = io->err;
+                      m->index, m->name, io->offset,
+                      member_strerror (io->err));
+        err = io->err == MEMBER_ESHRUNK ? EIO : io->err;
         continue;
       }
       if (!atomic_load (&m->failed))
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; "
                       "reading another copy", m->index, m->name,
-                      io->offset, strerror (io->err));
+                      io->offset, member_strerror (io->err));
+      /* A member shorter than at start has lost data, and rewriting
+       * it would grow it back with holes: it fails at once.
+       */
+      if (io->err == MEMBER_ESHRUNK)
+        fail_member (a, m->index, "pread", io->err);
       p->bad |= 1u << p->chosen;
+      p->tried &= ~p->held_back;
+      p->held_back = 0;
     }
     if (err)
       goto out;
@@ -273,6 +395,7 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
   struct plan pl;
   struct ioset set;
   struct member_batch batch;
+  uint32_t skipped = 0;         /* failed members this write left out */
   size_t i, r, s;
   int err = 0;
 
@@ -307,6 +430,8 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
     for (k = 0; k < p->ncopies; ++k)
       if (!atomic_load (&a->members[p->copy[k].member].failed))
         ioset_add (&set, i, p, &p->copy[k]);
+      else
+        skipped |= UINT32_C (1) << p->copy[k].member;
   }
   ioset_runs (&set, a->members, op, mflags, op == MOP_WRITE ? (char *) buf : NULL,
               offset, RAID_RUN_MAX_SEGS, &batch);
@@ -339,7 +464,11 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
       err = io->err;
       continue;
     }
-    fail_member (a, m->index, op_names[op], io->err);
+    /* A member that holds the last copy of some chunk is kept, and
+     * then this request did not reach every live copy: it fails.
+     */
+    if (!fail_member (a, m->index, op_names[op], io->err))
+      err = EIO;
   }
   if (err == 0)
     for (i = 0; i < pl.npieces; ++i)
@@ -349,6 +478,15 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
         err = EIO;
         break;
       }
+  /* The members this write left out missed it: it is acknowledged
+   * only once the superblocks say so (see fail_member).
+   */
+  if (err == 0 && skipped && metadata_record (a, skipped) == -1) {
+    nbdkit_error ("%s: array offset %" PRIu64 ": the superblocks could "
+                  "not record the failed members this write left out",
+                  op_names[op], offset);
+    err = EIO;
+  }
 
   ioset_free (&set);
   plan_free (&pl);
@@ -371,11 +509,21 @@ request_write (struct raid_array *a, enum member_op op, const char *buf,
   bool held = is_redundant (a) && count > 0;
   int r;
 
+  /* md's md_write_start: the superblocks say dirty before any copy is
+   * written (sync.c).
+   */
+  if (sync_write_start (a) == -1) {
+    nbdkit_error ("%s: array offset %" PRIu64 ": the superblocks could "
+                  "not be marked dirty", op_names[op], offset);
+    errno = EIO;
+    return -1;
+  }
   if (held)
     range_acquire (&a->write_ranges, &hold, offset, count);
   r = write_copies (a, op, buf, count, offset, mflags, npieces);
   if (held)
     range_release (&a->write_ranges, &hold);
+  sync_write_end (a);
   return r;
 }
 
@@ -401,10 +549,10 @@ request_flush (struct raid_array *a)
                     ios[i].member->name, strerror (ios[i].err));
       err = ios[i].err;
     }
-    else
-      fail_member (a, ios[i].member->index, "flush", ios[i].err);
+    else if (!fail_member (a, ios[i].member->index, "flush", ios[i].err))
+      err = EIO;
   }
-  if (err == 0 && !array_whole (a)) {
+  if (err == 0 && !request_array_whole (a, failed_members (a))) {
     nbdkit_error ("flush: too many members failed");
     err = EIO;
   }
@@ -416,7 +564,13 @@ request_flush (struct raid_array *a)
 }
 
 /* Extents.  A byte is a hole in the array only where every copy of it
- * is a hole on its member; anything else is data.
+ * that can answer is a hole on its member; anything else is data.  A
+ * failed member is not asked, and a member that cannot answer (its
+ * connection is lost, it is shorter than at start) is passed over;
+ * where no copy answers, block status fails with EIO, as a read there
+ * would, rather than call data that no copy can vouch for a hole of
+ * zeros: a client such as nbdcopy would skip reading it and write
+ * zeros.
  */
 struct extents_ctx {
   struct raid_array *a;
@@ -432,21 +586,30 @@ extents_piece (const struct raid_piece *p, void *opaque)
   uint64_t pos = 0;
 
   while (pos < p->length) {
-    bool all_hole = true;
+    bool all_hole = true, answered = false;
     uint64_t hole_end = p->length, data_end = p->length, next;
     uint32_t type;
     unsigned k;
+    int err = EIO;
 
     for (k = 0; k < p->ncopies; ++k) {
       const struct raid_copy *c = &p->copy[k];
       struct member *m = &a->members[c->member];
       uint64_t end;
-      bool hole;
+      int hole;
 
       /* A failed member's allocation says nothing about the data. */
       if (atomic_load (&m->failed))
         continue;
       hole = m->ops->hole (m, c->offset + pos, c->offset + p->length, &end);
+      if (hole == -1) {
+        err = errno;
+        nbdkit_debug ("raid: extents: member %u (%s) at offset %" PRIu64
+                      ": %s", m->index, m->name, c->offset + pos,
+                      member_strerror (err));
+        continue;
+      }
+      answered = true;
       end -= c->offset;
       if (hole) {
         if (end < hole_end)
@@ -457,6 +620,12 @@ extents_piece (const struct raid_piece *p, void *opaque)
         if (end < data_end)
           data_end = end;
       }
+    }
+    if (!answered) {
+      nbdkit_error ("extents: array offset %" PRIu64 ": no live copy can "
+                    "answer (%s)", p->offset + pos, member_strerror (err));
+      errno = EIO;
+      return -1;
     }
     /* While any copy holds data, the array does; the data may go on past
      * data_end on another copy, in which case the next round adds more

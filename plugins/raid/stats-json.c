@@ -109,6 +109,21 @@ to_json (const struct stats_source *src)
   json_object_object_add (root, "io", json_object_new_string (src->io));
   add_stats (array, src->array);
   json_object_object_add (root, "array", array);
+  if (src->sync && src->sync->on) {
+    json_object *o = json_object_new_object ();
+
+    pthread_mutex_lock (src->meta_lock);
+    json_object_object_add (o, "action",
+                            json_object_new_string (src->sync->action));
+    json_object_object_add (o, "done",
+                            json_object_new_uint64 (src->sync->done));
+    json_object_object_add (o, "total",
+                            json_object_new_uint64 (src->sync->total));
+    json_object_object_add (o, "rate",
+                            json_object_new_double (src->sync->rate));
+    pthread_mutex_unlock (src->meta_lock);
+    json_object_object_add (root, "sync", o);
+  }
   for (i = 0; i < src->nmembers; ++i) {
     struct member *m = &src->members[i];
     json_object *o = json_object_new_object ();

@@ -10,6 +10,7 @@
 #include "raidsim/geometry.h"
 #include "member.h"
 #include "stats.h"
+#include "sync.h"
 
 /* What to report: a view of the plugin's state. */
 struct stats_source {
@@ -19,6 +20,8 @@ struct stats_source {
   struct io_stats *array;
   const char *io;               /* "uring", "threads", "inline", "mixed"
                                  * or "none" */
+  struct raid_sync *sync;       /* the resync (sync.h), or NULL */
+  pthread_mutex_t *meta_lock;   /* which guards it */
 };
 
 /* Fills *src with the plugin's current state. */

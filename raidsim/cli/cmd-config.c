@@ -14,6 +14,7 @@
  */
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,8 @@
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 #include "cmd.h"
+#include "options.h"
+#include "util.h"
 
 #define CMD PROGRAM_NAME " config"
 
@@ -38,14 +41,6 @@ usage (FILE *fp)
            "With FILEs, check each array, device, controller or fio job\n"
            "file and print the settings in effect, defaults included.\n",
            CMD, CMD);
-}
-
-static bool
-ends_with (const char *s, const char *suffix)
-{
-  size_t n = strlen (s), m = strlen (suffix);
-
-  return n >= m && strcmp (s + n - m, suffix) == 0;
 }
 
 static void
@@ -68,7 +63,7 @@ check_file (const char *path)
   const char *kind;
   unsigned i;
 
-  if (ends_with (path, ".fio") || ends_with (path, ".job")) {
+  if (has_extension (path, ".fio") || has_extension (path, ".job")) {
     struct raidsim_jobfile *jf = raidsim_jobfile_load (path);
 
     if (jf == NULL)
@@ -136,29 +131,40 @@ check_file (const char *path)
 int
 cmd_config (int argc, char **argv)
 {
-  int i, ret = 0;
+  static const struct option longopts[] = {
+    { "markdown", no_argument, NULL, 'M' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  bool markdown = false;
+  int c, i, ret = 0;
 
-  if (argc == 2 && (strcmp (argv[1], "--help") == 0 ||
-                    strcmp (argv[1], "-h") == 0)) {
-    usage (stdout);
-    raidsim_config_reference (stdout, false);
-    return 0;
-  }
-  if (argc == 2 && strcmp (argv[1], "--markdown") == 0) {
-    raidsim_config_reference (stdout, true);
-    return fflush (stdout) == EOF ? 1 : 0;
-  }
-  if (argc < 2) {
-    raidsim_config_reference (stdout, false);
-    return 0;
-  }
-  for (i = 1; i < argc; ++i) {
-    if (argv[i][0] == '-') {
-      fprintf (stderr, "%s: %s: unknown option; see '%s --help'\n",
-               CMD, argv[i], CMD);
+  optind = 1;
+  while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'M':
+      markdown = true;
+      break;
+    case 'h':
+      usage (stdout);
+      raidsim_config_reference (stdout, false);
+      return 0;
+    default:
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
-    if (i > 1)
+  }
+  if (markdown && optind < argc) {
+    fprintf (stderr, "%s: --markdown: prints the reference, so takes no "
+             "FILE; see '%s --help'\n", CMD, CMD);
+    return 1;
+  }
+  if (optind == argc) {
+    raidsim_config_reference (stdout, markdown);
+    return fflush (stdout) == EOF ? 1 : 0;
+  }
+  for (i = optind; i < argc; ++i) {
+    if (i > optind)
       printf ("\n");
     if (check_file (argv[i]) == -1) {
       fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());

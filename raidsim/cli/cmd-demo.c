@@ -2,11 +2,11 @@
  * against two of them in a VROC-style RAID 0, over the four-corners
  * preset, side by side.
  *
- * The config files are compiled into the program (demo.h, generated
- * from configs/ by embed-configs.sh), so the demo runs from any current
- * directory, from the build tree or installed, with no data files.  To
- * reuse the array loaders unchanged, they are written to a private
- * temporary directory for the run and removed afterwards.
+ * The config files are compiled into the program (builtin.h, made
+ * from configs/ by embed-files.py) and read from memory, so the demo
+ * runs from any current directory, from the build tree or installed,
+ * with no data files and nothing written to disk.  Its arrays are those
+ * of its table, in the order cli/meson.build lists them.
  *
  * Run:
  *   build/raidsim/raidsim
@@ -15,98 +15,35 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "raidsim/error.h"
 #include "raidsim/sweep.h"
 #include "cmd.h"
-#include "demo.h"
+#include "options.h"
+#include "builtin.h"
 
 #define CMD PROGRAM_NAME " demo"
 
-static const char *const demo_arrays[] = {
-  "arrays/single-optane-900p.ini",
-  "arrays/raid0-2x-optane-vroc.ini",
-};
-#define NARRAYS (sizeof demo_arrays / sizeof demo_arrays[0])
+/* The demo runs every array of its table: they come first. */
+#define ARRAYS_DIR "configs/arrays/"
+#define MAX_ARRAYS 8
 
 static void
 usage (FILE *fp)
 {
   fprintf (fp,
-           "usage: %s [--format table|csv|json] [--jobs N] [--configs]\n"
+           "usage: %s [--format table|csv|json] [--workers N] [--configs]\n"
            "\n"
            "The built-in demo, also what `%s` with no arguments runs: an\n"
            "Optane-class drive on its own against two of them in a\n"
            "VROC-style RAID 0, over the four-corners preset.  --configs\n"
-           "prints the built-in config files instead.\n",
+           "prints the built-in config files instead.  --workers N runs\n"
+           "it in N processes (--jobs N, its old name, still works).\n",
            CMD, PROGRAM_NAME);
-}
-
-/* dir/name into path; -1 if it does not fit. */
-static int
-join (char *path, size_t size, const char *dir, const char *name)
-{
-  int n = snprintf (path, size, "%s/%s", dir, name);
-
-  if (n < 0 || (size_t) n >= size) {
-    raidsim_set_error ("%s/%s: %s", dir, name, strerror (ENAMETOOLONG));
-    return -1;
-  }
-  return 0;
-}
-
-/* Remove what write_configs made; errors do not matter here. */
-static void
-remove_configs (const char *dir)
-{
-  const struct raidsim_embedded *f;
-  char path[PATH_MAX];
-  static const char *const subdirs[] = { "arrays", "devices", "controllers" };
-  size_t i;
-
-  for (f = raidsim_demo_files; f->name; ++f)
-    if (join (path, sizeof path, dir, f->name) == 0)
-      unlink (path);
-  for (i = 0; i < sizeof subdirs / sizeof subdirs[0]; ++i)
-    if (join (path, sizeof path, dir, subdirs[i]) == 0)
-      rmdir (path);
-  rmdir (dir);
-}
-
-static int
-write_configs (const char *dir)
-{
-  const struct raidsim_embedded *f;
-  char path[PATH_MAX];
-  static const char *const subdirs[] = { "arrays", "devices", "controllers" };
-  size_t i;
-
-  for (i = 0; i < sizeof subdirs / sizeof subdirs[0]; ++i) {
-    if (join (path, sizeof path, dir, subdirs[i]) == -1)
-      return -1;
-    if (mkdir (path, 0700) == -1) {
-      raidsim_set_error ("%s: %s", path, strerror (errno));
-      return -1;
-    }
-  }
-  for (f = raidsim_demo_files; f->name; ++f) {
-    FILE *fp;
-
-    if (join (path, sizeof path, dir, f->name) == -1)
-      return -1;
-    fp = fopen (path, "w");
-    if (fp == NULL || fputs (f->text, fp) == EOF || fclose (fp) == EOF) {
-      raidsim_set_error ("%s: %s", path, strerror (errno));
-      return -1;
-    }
-  }
-  return 0;
 }
 
 int
@@ -114,7 +51,8 @@ cmd_demo (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "format", required_argument, NULL, 'f' },
-    { "jobs", required_argument, NULL, 'j' },
+    { "workers", required_argument, NULL, 'j' },
+    { "jobs", required_argument, NULL, 'j' }, /* its old name */
     { "configs", no_argument, NULL, 'c' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -122,44 +60,32 @@ cmd_demo (int argc, char **argv)
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
   struct raidsim_sweep sw = { .seed = 1, .workload = "four-corners" };
   struct raidsim_sweep_result res = { 0 };
-  const char *tmp = getenv ("TMPDIR");
-  char dir[PATH_MAX], paths[NARRAYS][PATH_MAX];
-  const char *arrays[NARRAYS];
-  char *end;
-  size_t i;
+  const struct raidsim_embedded *f;
+  const char *arrays[MAX_ARRAYS];
+  unsigned narrays = 0;
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "f:j:ch", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":f:j:ch", longopts, NULL)) != -1) {
     switch (c) {
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
       break;
     case 'j':
-      errno = 0;
-      sw.workers = strtoul (optarg, &end, 10);
-      if (errno || *end || sw.workers == 0 || sw.workers > 64) {
-        fprintf (stderr, "%s: --jobs: '%s' is not a number from 1 to 64\n",
-                 CMD, optarg);
+      if (cli_workers (CMD, optarg, &sw.workers) == -1)
         return 1;
-      }
       break;
-    case 'c': {
-      const struct raidsim_embedded *f;
-
+    case 'c':
       for (f = raidsim_demo_files; f->name; ++f)
-        printf ("%s==> configs/%s <==\n%s", f == raidsim_demo_files
-                ? "" : "\n", f->name, f->text);
+        printf ("%s==> %s <==\n%s", f == raidsim_demo_files ? "" : "\n",
+                f->name, f->text);
       return fflush (stdout) == EOF;
-    }
     case 'h':
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }
@@ -168,21 +94,18 @@ cmd_demo (int argc, char **argv)
     return 1;
   }
 
-  snprintf (dir, sizeof dir, "%s/raidsim-demo-XXXXXX", tmp && *tmp ? tmp
-            : "/tmp");
-  if (mkdtemp (dir) == NULL) {
-    fprintf (stderr, "%s: %s: %s\n", CMD, dir, strerror (errno));
-    return 1;
+  for (f = raidsim_demo_files; f->name; ++f) {
+    if (strncmp (f->name, ARRAYS_DIR, strlen (ARRAYS_DIR)) != 0)
+      continue;
+    if (narrays == MAX_ARRAYS) {
+      fprintf (stderr, "%s: more than %d arrays built in\n", CMD, MAX_ARRAYS);
+      return 1;
+    }
+    arrays[narrays++] = f->name;
   }
-  if (write_configs (dir) == -1)
-    goto err;
-  for (i = 0; i < NARRAYS; ++i) {
-    if (join (paths[i], sizeof paths[i], dir, demo_arrays[i]) == -1)
-      goto err;
-    arrays[i] = paths[i];
-  }
-  sw.narrays = NARRAYS;
+  sw.narrays = narrays;
   sw.arrays = arrays;
+  sw.files = raidsim_demo_files;
   sw.progress = isatty (STDERR_FILENO);
   if (raidsim_sweep_run (&sw, &res) == -1)
     goto err;
@@ -209,6 +132,5 @@ cmd_demo (int argc, char **argv)
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
  out:
   raidsim_sweep_result_free (&res);
-  remove_configs (dir);
   return ret;
 }

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,40 +34,31 @@
 #include <sys/stat.h>
 #include <linux/fs.h>
 
+#include <getopt.h>
+
 #include "raidsim/geometry.h"
+#include "raidsim/raidkeys.h"
 #include "cmd.h"
+#include "options.h"
 
 #define CMD PROGRAM_NAME " map"
 
-/* The key=value parameters, described once: the parser, the unknown-key
- * error and --help all come from this table.
+/* The key=value parameters.  level, chunk and copies are the core's
+ * (raid_keys[], include/raidsim/raidkeys.h), spelt and checked as the
+ * plugin spells and checks them; the keys below are map's own.  Each
+ * may also be given as a long option, --KEY=VALUE.  The parser, the
+ * unknown-key error and --help all come from these tables.
  */
-enum map_key {
-  KEY_LEVEL, KEY_CHUNK, KEY_COPIES, KEY_DATA_OFFSET, KEY_MEMBER_SIZE,
-  KEY_MEMBER,
-};
+enum map_key { KEY_DATA_OFFSET, KEY_MEMBER_SIZE, KEY_MEMBER, NMAP_KEYS };
 
-static const struct {
-  const char *name;
-  enum map_key key;
-  const char *value;
-  const char *help;
-} params[] = {
-  { "level",       KEY_LEVEL,       "0|1|10",
-    "RAID level (required)" },
-  { "chunk",       KEY_CHUNK,       "SIZE",
-    "chunk size, a power of two from 4K to 64M (default 128K)" },
-  { "copies",      KEY_COPIES,      "N",
-    "RAID 10 near copies (default 2)" },
-  { "data-offset", KEY_DATA_OFFSET, "SIZE",
-    "bytes reserved at the start of each member (default 0)" },
-  { "member-size", KEY_MEMBER_SIZE, "SIZE",
-    "size of the next member (repeat once per member)" },
-  { "member",      KEY_MEMBER,      "FILE",
-    "the next member is FILE; its size is read from it" },
+static const struct raid_key map_keys[NMAP_KEYS] = {
+  [KEY_DATA_OFFSET] = { .name = "data-offset", .syntax = "SIZE",
+    .help = "Bytes reserved at the start of each member; default 0." },
+  [KEY_MEMBER_SIZE] = { .name = "member-size", .syntax = "SIZE",
+    .help = "Size of the next member (repeat once per member)." },
+  [KEY_MEMBER] = { .name = "member", .syntax = "FILE",
+    .help = "The next member is FILE; its size is read from it." },
 };
-
-#define NPARAMS (sizeof params / sizeof params[0])
 
 struct member {
   const char *file;             /* NULL if given by member-size */
@@ -107,32 +97,32 @@ usage (FILE *fp)
            "\n"
            "Parameters:\n",
            CMD);
-  for (i = 0; i < NPARAMS; ++i) {
-    char lhs[64];
+  for (i = 0; i < RAID_KEY_COUNT + NMAP_KEYS; ++i) {
+    const struct raid_key *k = i < RAID_KEY_COUNT ? &raid_keys[i]
+      : &map_keys[i - RAID_KEY_COUNT];
+    char *h, *line, *save = NULL;
 
-    snprintf (lhs, sizeof lhs, "%s=%s", params[i].name, params[i].value);
-    fprintf (fp, "  %-20s %s\n", lhs, params[i].help);
+    if (k == &raid_keys[RAID_KEY_READ_POLICY])
+      continue;                 /* map reads no data: see --runs=first */
+    h = raid_key_help (k, 21, 76);
+    if (h == NULL)
+      continue;
+    for (line = strtok_r (h, "\n", &save); line;
+         line = strtok_r (NULL, "\n", &save))
+      fprintf (fp, "  %s\n", line);
+    free (h);
   }
   fprintf (fp,
            "\n"
-           "Options:\n"
+           "Options (each parameter may also be given as --KEY=VALUE):\n"
            "  --file FILE          same as member=FILE\n"
            "  --runs[=first]       print runs of pieces (member I/Os)\n"
            "  -q, --quiet          print piece lines only, no comments\n"
            "  -h, --help           show this help\n");
 }
 
-static void __attribute__ ((format (printf, 1, 2)))
-error (const char *fs, ...)
-{
-  va_list args;
-
-  fprintf (stderr, "%s: ", CMD);
-  va_start (args, fs);
-  vfprintf (stderr, fs, args);
-  va_end (args);
-  fputc ('\n', stderr);
-}
+/* One line, "raidsim CMD: message", as every command says it. */
+#define error(...) cli_error (CMD, __VA_ARGS__)
 
 /* A member's size: a regular file's length or a block device's size. */
 static int
@@ -179,27 +169,6 @@ parse_size_param (const char *name, const char *value, uint64_t *bytes)
   return 0;
 }
 
-static int
-parse_copies (const char *value, unsigned *copies)
-{
-  char *end;
-  unsigned long v;
-
-  errno = 0;
-  if (*value < '0' || *value > '9')
-    goto bad;
-  v = strtoul (value, &end, 10);
-  if (errno != 0 || *end != '\0' || v == 0 || v > RAID_MAX_MEMBERS)
-    goto bad;
-  *copies = v;
-  return 0;
-
- bad:
-  error ("copies: '%s' is not a copy count from 1 to %d",
-         value, RAID_MAX_MEMBERS);
-  return -1;
-}
-
 /* OFFSET[+LENGTH], each a size. */
 static int
 parse_range (const char *text, struct range *r)
@@ -232,7 +201,7 @@ parse_range (const char *text, struct range *r)
 /* Append a member given by member-size=SIZE or member=FILE. */
 static int
 add_member (struct member *members, uint64_t *sizes, unsigned *nmembers,
-            enum map_key key, const char *value)
+            unsigned key, const char *value)
 {
   struct member *m = &members[*nmembers];
 
@@ -366,118 +335,140 @@ print_summary (const struct raid_geom *g, const struct member *m)
   }
 }
 
+/* One KEY=VALUE, given as a word or as --KEY=VALUE. */
+static int
+map_set (struct raid_settings *rs, uint64_t *data_offset,
+         struct member *members, uint64_t *sizes, unsigned *nmembers,
+         const char *key, const char *value)
+{
+  int r = raid_settings_parse (rs, key, value);
+  size_t j;
+
+  if (r == -1 || (r == 0 && rs->set[RAID_KEY_READ_POLICY])) {
+    if (r == 0)
+      error ("read-policy: map reads no data; use --runs=first to see "
+             "the I/O of read-policy=first");
+    else
+      error ("%s", raid_geom_error ());
+    return -1;
+  }
+  if (r == 0)
+    return 0;
+  for (j = 0; j < NMAP_KEYS; ++j)
+    if (strcmp (map_keys[j].name, key) == 0)
+      break;
+  switch (j) {
+  case KEY_DATA_OFFSET:
+    return parse_size_param ("data-offset", value, data_offset);
+  case KEY_MEMBER_SIZE:
+  case KEY_MEMBER:
+    return add_member (members, sizes, nmembers, j, value);
+  }
+  error ("%s: unknown parameter; the parameters are level, chunk, "
+         "copies, data-offset, member-size and member", key);
+  return -1;
+}
+
+enum { OPT_RUNS = 256, OPT_FILE, OPT_KEY };
+
 int
 cmd_map (int argc, char **argv)
 {
+  static const struct option long_options[] = {
+    { "help", no_argument, NULL, 'h' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "runs", optional_argument, NULL, OPT_RUNS },
+    { "file", required_argument, NULL, OPT_FILE },
+    { "level", required_argument, NULL, OPT_KEY },
+    { "chunk", required_argument, NULL, OPT_KEY },
+    { "copies", required_argument, NULL, OPT_KEY },
+    { "data-offset", required_argument, NULL, OPT_KEY },
+    { "member-size", required_argument, NULL, OPT_KEY },
+    { "member", required_argument, NULL, OPT_KEY },
+    { NULL, 0, NULL, 0 },
+  };
+  struct raid_settings rs;
   struct raid_geom_params gp = { .chunk = RAID_CHUNK_DEFAULT };
   struct member members[RAID_MAX_MEMBERS];
   uint64_t sizes[RAID_MAX_MEMBERS];
   struct range *ranges;
   size_t nranges = 0;
   unsigned nmembers = 0, i;
-  bool have_level = false, quiet = false, runs = false, first_only = false;
+  bool quiet = false, runs = false, first_only = false;
   struct raid_geom *g;
-  int ret = 1;
+  int ret = 1, c, idx;
 
   ranges = calloc (argc, sizeof *ranges);
   if (ranges == NULL) {
     error ("%s", strerror (errno));
     return 1;
   }
+  raid_settings_init (&rs);
 
-  for (i = 1; i < (unsigned) argc; ++i) {
-    const char *arg = argv[i];
-    const char *eq = strchr (arg, '=');
-    const char *value;
-    size_t j;
-
-    if (strcmp (arg, "-h") == 0 || strcmp (arg, "--help") == 0) {
+  /* "-" first: words come back in order as option 1, so that members
+   * keep their order however they are given.
+   */
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "-:hq", long_options, &idx)) != -1) {
+    switch (c) {
+    case 'h':
       usage (stdout);
       ret = 0;
       goto out;
-    }
-    if (strcmp (arg, "-q") == 0 || strcmp (arg, "--quiet") == 0) {
+    case 'q':
       quiet = true;
-      continue;
-    }
-    if (strcmp (arg, "--runs") == 0 || strcmp (arg, "--runs=first") == 0) {
+      break;
+    case OPT_RUNS:
+      if (optarg && strcmp (optarg, "first") != 0) {
+        error ("--runs: '%s' is not 'first'", optarg);
+        goto out;
+      }
       runs = true;
-      first_only = arg[6] == '=';
-      continue;
-    }
-    if (strcmp (arg, "--file") == 0) {
-      if (i + 1 >= (unsigned) argc) {
-        error ("--file: needs a FILE");
+      first_only = optarg != NULL;
+      break;
+    case OPT_FILE:
+      if (add_member (members, sizes, &nmembers, KEY_MEMBER, optarg) == -1)
         goto out;
-      }
-      if (add_member (members, sizes, &nmembers, KEY_MEMBER, argv[++i]) == -1)
+      break;
+    case OPT_KEY:
+      if (map_set (&rs, &gp.data_offset, members, sizes, &nmembers,
+                   long_options[idx].name, optarg) == -1)
         goto out;
-      continue;
-    }
-    if (arg[0] == '-') {
-      error ("%s: unknown option; see '%s --help'", arg, CMD);
-      goto out;
-    }
-    if (eq == NULL) {
-      if (parse_range (arg, &ranges[nranges]) == -1)
-        goto out;
-      nranges++;
-      continue;
-    }
+      break;
+    case 1: {
+      const char *arg = optarg, *eq = strchr (arg, '=');
+      char key[64];
 
-    value = eq + 1;
-    for (j = 0; j < NPARAMS; ++j)
-      if (strlen (params[j].name) == (size_t) (eq - arg) &&
-          strncmp (params[j].name, arg, eq - arg) == 0)
+      if (eq == NULL) {
+        if (parse_range (arg, &ranges[nranges]) == -1)
+          goto out;
+        nranges++;
         break;
-    if (j == NPARAMS) {
-      error ("%.*s: unknown parameter; the parameters are level, chunk, "
-             "copies, data-offset, member-size and member",
-             (int) (eq - arg), arg);
+      }
+      snprintf (key, sizeof key, "%.*s", (int) (eq - arg), arg);
+      if (map_set (&rs, &gp.data_offset, members, sizes, &nmembers,
+                   key, eq + 1) == -1)
+        goto out;
+      break;
+    }
+    default:
+      cli_bad_option (CMD, c, argv);
       goto out;
     }
-
-    switch (params[j].key) {
-    case KEY_LEVEL:
-      if (raid_parse_level (value, &gp.level) == -1) {
-        error ("%s", raid_geom_error ());
-        goto out;
-      }
-      have_level = true;
-      break;
-    case KEY_CHUNK:
-      if (parse_size_param ("chunk", value, &gp.chunk) == -1)
-        goto out;
-      break;
-    case KEY_COPIES:
-      if (parse_copies (value, &gp.copies) == -1)
-        goto out;
-      break;
-    case KEY_DATA_OFFSET:
-      if (parse_size_param ("data-offset", value, &gp.data_offset) == -1)
-        goto out;
-      break;
-    case KEY_MEMBER_SIZE:
-    case KEY_MEMBER:
-      if (add_member (members, sizes, &nmembers, params[j].key, value) == -1)
-        goto out;
-      break;
-    }
   }
 
-  if (!have_level) {
-    error ("level: missing; give level=0, level=1 or level=10");
-    goto out;
-  }
-  if (gp.copies && gp.level != RAID_LEVEL_10) {
-    error ("copies: only RAID 10 takes a copy count");
-    goto out;
-  }
-  if (nmembers == 0) {
+  if (nmembers == 0 && rs.set[RAID_KEY_LEVEL]) {
     error ("member: no members; give member-size=SIZE or member=FILE "
            "once per member");
     goto out;
   }
+  if (raid_settings_check (&rs, nmembers) == -1) {
+    error ("%s", raid_geom_error ());
+    goto out;
+  }
+  gp.level = rs.level;
+  gp.chunk = rs.chunk;
+  gp.copies = rs.level == RAID_LEVEL_10 ? rs.copies : 0;
   gp.nmembers = nmembers;
   gp.member_size = sizes;
 

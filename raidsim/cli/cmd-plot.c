@@ -41,17 +41,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "raidsim/config.h"
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 #include "raidsim/geometry.h"
 #include "cmd.h"
+#include "options.h"
+#include "util.h"
 
 #define CMD PROGRAM_NAME " plot"
 
@@ -61,8 +63,9 @@ enum metric { METRIC_AUTO, METRIC_IOPS, METRIC_MBPS };
 struct row {
   char array[64];
   char job[64];
-  char vary[16];
-  char value[32];
+  unsigned nvary;               /* the varied keys, as the sweep gave them */
+  char vary[4][16];
+  char value[4][32];
   int rw;
   uint64_t bs, iodepth;
   double iops[2], bw[2];
@@ -178,175 +181,79 @@ rw_of (const char *name)
 
 /* ---- reading CSV ---- */
 
-/* Split one CSV line (RFC 4180 quoting) in place; returns the count. */
-static size_t
-csv_split (char *line, char **fields, size_t max)
+static bool
+is_vary_key (const char *name)
 {
-  size_t n = 0;
-  char *p = line, *out;
-
-  while (n < max) {
-    fields[n++] = out = p;
-    if (*p == '"') {
-      p++;
-      for (;;) {
-        if (*p == '\0')
-          break;
-        if (*p == '"' && p[1] == '"') {
-          *out++ = '"';
-          p += 2;
-        }
-        else if (*p == '"') {
-          p++;
-          break;
-        }
-        else
-          *out++ = *p++;
-      }
-      while (*p && *p != ',')
-        p++;
-    }
-    else {
-      while (*p && *p != ',')
-        p++;
-      out = p;
-    }
-    if (*p == ',') {
-      *out = '\0';
-      p++;
-    }
-    else {
-      *out = '\0';
-      break;
-    }
-  }
-  return n;
+  return strcmp (name, "qd") == 0 || strcmp (name, "chunk") == 0 ||
+    strcmp (name, "members") == 0 || strcmp (name, "level") == 0;
 }
 
+/* The rows of a sweep's CSV, after its header. */
 static int
-read_csv (FILE *fp, const char *path, struct rows *rs)
+read_sweep_csv (struct raidsim_csv *c, const struct raidsim_csv_row *header,
+                struct rows *rs)
 {
   static const char *const want[] = {
-    "array", "vary", "value", "job", "rw", "bs", "iodepth",
+    "array", "job", "rw", "bs", "iodepth",
     "read_iops", "read_bw_bytes", "write_iops", "write_bw_bytes",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
-  int col[NWANT];
-  char *line = NULL, *f[64];
-  size_t len = 0, nf, i, k;
-  unsigned lineno = 1;
-  ssize_t r;
+  struct raidsim_csv_row row;
+  int col[NWANT], r, kcol[4], vary_col = -1, value_col = -1;
+  unsigned nk = 0, i, k;
+  char kname[4][16];
 
-  if ((r = getline (&line, &len, fp)) <= 0) {
-    raidsim_set_error ("%s: empty", path);
-    free (line);
+  if (raidsim_csv_columns (c, header, want, NWANT, col,
+                           "the CSV of `raidsim sweep --format csv`") == -1)
     return -1;
+  /* A column per varied key, named by the key; or, from older sweeps,
+   * the one key in "vary" and its value in "value".
+   */
+  for (i = 0; i < header->n; ++i) {
+    if (strcmp (header->field[i], "vary") == 0)
+      vary_col = i;
+    else if (strcmp (header->field[i], "value") == 0)
+      value_col = i;
+    else if (nk < 4 && is_vary_key (header->field[i])) {
+      /* The header's text is gone once the next row is read. */
+      snprintf (kname[nk], sizeof kname[nk], "%.15s", header->field[i]);
+      kcol[nk++] = i;
+    }
   }
-  line[strcspn (line, "\r\n")] = '\0';
-  nf = csv_split (line, f, 64);
-  for (k = 0; k < NWANT; ++k) {
-    col[k] = -1;
-    for (i = 0; i < nf; ++i)
-      if (strcmp (f[i], want[k]) == 0)
-        col[k] = i;
-    if (col[k] < 0) {
-      raidsim_set_error ("%s:1: no '%s' column: not the CSV of "
-                         "`raidsim sweep --format csv`", path, want[k]);
-      free (line);
+  while ((r = raidsim_csv_next (c, &row)) == 1) {
+    char **f = row.field;
+    struct row *rw = add_row (rs);
+
+    if (rw == NULL) {
+      raidsim_set_error ("%s: %s", raidsim_csv_name (c), strerror (ENOMEM));
+      return -1;
+    }
+    snprintf (rw->array, sizeof rw->array, "%s", f[col[0]]);
+    for (k = 0; k < nk; ++k) {
+      memcpy (rw->vary[k], kname[k], sizeof rw->vary[k]);
+      snprintf (rw->value[k], sizeof rw->value[k], "%.31s", f[kcol[k]]);
+    }
+    rw->nvary = nk;
+    if (nk == 0 && vary_col >= 0 && value_col >= 0 && f[vary_col][0]) {
+      snprintf (rw->vary[0], sizeof rw->vary[0], "%.15s", f[vary_col]);
+      snprintf (rw->value[0], sizeof rw->value[0], "%.31s", f[value_col]);
+      rw->nvary = 1;
+    }
+    snprintf (rw->job, sizeof rw->job, "%s", f[col[1]]);
+    rw->rw = rw_of (f[col[2]]);
+    rw->bs = strtoull (f[col[3]], NULL, 10);
+    rw->iodepth = strtoull (f[col[4]], NULL, 10);
+    rw->iops[0] = strtod (f[col[5]], NULL);
+    rw->bw[0] = strtod (f[col[6]], NULL);
+    rw->iops[1] = strtod (f[col[7]], NULL);
+    rw->bw[1] = strtod (f[col[8]], NULL);
+    if (rw->rw < 0) {
+      raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value",
+                         raidsim_csv_name (c), row.line, f[col[2]]);
       return -1;
     }
   }
-  while ((r = getline (&line, &len, fp)) > 0) {
-    struct row *row;
-
-    lineno++;
-    line[strcspn (line, "\r\n")] = '\0';
-    if (line[0] == '\0')
-      continue;
-    nf = csv_split (line, f, 64);
-    for (k = 0; k < NWANT; ++k)
-      if ((size_t) col[k] >= nf) {
-        raidsim_set_error ("%s:%u: too few fields", path, lineno);
-        free (line);
-        return -1;
-      }
-    if ((row = add_row (rs)) == NULL) {
-      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
-      free (line);
-      return -1;
-    }
-    snprintf (row->array, sizeof row->array, "%s", f[col[0]]);
-    snprintf (row->vary, sizeof row->vary, "%s", f[col[1]]);
-    snprintf (row->value, sizeof row->value, "%s", f[col[2]]);
-    snprintf (row->job, sizeof row->job, "%s", f[col[3]]);
-    row->rw = rw_of (f[col[4]]);
-    row->bs = strtoull (f[col[5]], NULL, 10);
-    row->iodepth = strtoull (f[col[6]], NULL, 10);
-    row->iops[0] = strtod (f[col[7]], NULL);
-    row->bw[0] = strtod (f[col[8]], NULL);
-    row->iops[1] = strtod (f[col[9]], NULL);
-    row->bw[1] = strtod (f[col[10]], NULL);
-    if (row->rw < 0) {
-      raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value", path,
-                         lineno, f[col[4]]);
-      free (line);
-      return -1;
-    }
-  }
-  free (line);
-  return 0;
-}
-
-/* The columns want[] of a CSV header, or -1 with an error naming the
- * first one missing and what the file should have been.
- */
-static int
-csv_columns (char *header, const char *path, const char *const *want,
-             size_t nwant, int *col, const char *what)
-{
-  char *f[64];
-  size_t nf, i, k;
-
-  header[strcspn (header, "\r\n")] = '\0';
-  nf = csv_split (header, f, 64);
-  for (k = 0; k < nwant; ++k) {
-    col[k] = -1;
-    for (i = 0; i < nf; ++i)
-      if (strcmp (f[i], want[k]) == 0)
-        col[k] = i;
-    if (col[k] < 0) {
-      raidsim_set_error ("%s:1: no '%s' column: not %s", path, want[k], what);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/* The next data row of a CSV whose header csv_columns () has read: 1
- * with the row split into f[] (64 fields at most), 0 at the end of the
- * file, -1 with an error when the row lacks one of the ncol columns.
- * Blank lines and lines starting '#' are not rows.
- */
-static int
-csv_next_row (FILE *fp, char **line, size_t *len, const char *path,
-              unsigned *lineno, const int *col, size_t ncol, char **f)
-{
-  size_t nf, k;
-
-  while (getline (line, len, fp) > 0) {
-    ++*lineno;
-    (*line)[strcspn (*line, "\r\n")] = '\0';
-    if ((*line)[0] == '\0' || (*line)[0] == '#')
-      continue;
-    nf = csv_split (*line, f, 64);
-    for (k = 0; k < ncol; ++k)
-      if ((size_t) col[k] >= nf) {
-        raidsim_set_error ("%s:%u: too few fields", path, *lineno);
-        return -1;
-      }
-    return 1;
-  }
-  return 0;
+  return r;
 }
 
 static int
@@ -356,25 +263,20 @@ read_points (const char *path, struct points *ps)
     "array", "rw", "bs", "iodepth", "value", "unit",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
+  struct raidsim_csv *c = raidsim_csv_open (path, RAIDSIM_CSV_COMMENTS);
+  struct raidsim_csv_row row;
   int col[NWANT], ret = -1, r;
-  char *line = NULL, *f[64];
-  size_t len = 0;
-  unsigned lineno = 1;
-  FILE *fp = fopen (path, "r");
 
-  if (fp == NULL) {
-    raidsim_set_error ("--points: %s: %s", path, strerror (errno));
+  if (c == NULL) {
+    raidsim_set_error ("--points: %s", raidsim_error ());
     return -1;
   }
-  if (getline (&line, &len, fp) <= 0) {
-    raidsim_set_error ("--points: %s: empty", path);
+  if (raidsim_csv_header (c, want, NWANT, col,
+                          "a points file (array,rw,bs,iodepth,value,unit)")
+      == -1)
     goto out;
-  }
-  if (csv_columns (line, path, want, NWANT, col,
-                   "a points file (array,rw,bs,iodepth,value,unit)") == -1)
-    goto out;
-  while ((r = csv_next_row (fp, &line, &len, path, &lineno, col, NWANT,
-                            f)) == 1) {
+  while ((r = raidsim_csv_next (c, &row)) == 1) {
+    char **f = row.field;
     struct point *pt;
 
     pt = grow ((void **) &ps->p, &ps->n, &ps->cap, sizeof *pt);
@@ -389,7 +291,7 @@ read_points (const char *path, struct points *ps)
     pt->value = strtod (f[col[4]], NULL);
     if (pt->rw < 0) {
       raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value", path,
-                         lineno, f[col[1]]);
+                         row.line, f[col[1]]);
       goto out;
     }
     if (strcmp (f[col[5]], "IOPS") == 0)
@@ -398,46 +300,41 @@ read_points (const char *path, struct points *ps)
       pt->value *= 1e6;
     else {
       raidsim_set_error ("%s:%u: unit: '%s' is not IOPS or MB/s", path,
-                         lineno, f[col[5]]);
+                         row.line, f[col[5]]);
       goto out;
     }
   }
   if (r == 0)
     ret = 0;
  out:
-  free (line);
-  fclose (fp);
+  raidsim_csv_close (c);
   return ret;
 }
 
+/* The rows of `raidsim validate --format csv`, after its header. */
 static int
-read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
+read_bars (struct raidsim_csv *c, const struct raidsim_csv_row *header,
+           bool by_case, struct bars *bs)
 {
   static const char *const want[] = {
     "id", "unit", "published", "predicted", "fitted", "case",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
-  int col[NWANT], ret = -1, r;
-  char *line = NULL, *f[64];
-  size_t len = 0;
-  unsigned lineno = 1;
+  struct raidsim_csv_row row;
+  int col[NWANT], r;
 
-  if (getline (&line, &len, fp) <= 0) {
-    raidsim_set_error ("%s: empty", path);
-    goto out;
-  }
-  if (csv_columns (line, path, want, NWANT, col,
-                   "the CSV of `raidsim validate --format csv`") == -1)
-    goto out;
-  while ((r = csv_next_row (fp, &line, &len, path, &lineno, col, NWANT,
-                            f)) == 1) {
+  if (raidsim_csv_columns (c, header, want, NWANT, col,
+                           "the CSV of `raidsim validate --format csv`") == -1)
+    return -1;
+  while ((r = raidsim_csv_next (c, &row)) == 1) {
+    char **f = row.field;
     struct bar *b;
     const char *id, *dash;
 
     b = grow ((void **) &bs->b, &bs->n, &bs->cap, sizeof *b);
     if (b == NULL) {
-      raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
-      goto out;
+      raidsim_set_error ("%s: %s", raidsim_csv_name (c), strerror (ENOMEM));
+      return -1;
     }
     id = f[col[0]];
     if (by_case) {
@@ -449,8 +346,8 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
     dash = strrchr (id, '-');
     if (dash == NULL || dash == id || dash[1] == '\0') {
       raidsim_set_error ("%s:%u: id '%s' has no '-' to split into a panel "
-                         "and a label", path, lineno, id);
-      goto out;
+                         "and a label", raidsim_csv_name (c), row.line, id);
+      return -1;
     }
     snprintf (b->panel, sizeof b->panel, "%.*s", (int) (dash - id), id);
     snprintf (b->label, sizeof b->label, "%s%s", dash + 1,
@@ -460,11 +357,7 @@ read_bars (FILE *fp, const char *path, bool by_case, struct bars *bs)
     b->published = strtod (f[col[2]], NULL);
     b->predicted = strtod (f[col[3]], NULL);
   }
-  if (r == 0)
-    ret = 0;
- out:
-  free (line);
-  return ret;
+  return r;
 }
 
 /* ---- reading JSON ---- */
@@ -492,8 +385,8 @@ jnum (json_object *o, const char *dir, const char *key)
 static int
 read_json (const char *path, struct rows *rs)
 {
-  json_object *root = json_object_from_file (path), *pts;
-  size_t i, n;
+  json_object *root = json_object_from_file (path), *pts, *keys = NULL;
+  size_t i, n, k, nk = 0;
   int ret = -1;
 
   if (root == NULL) {
@@ -506,6 +399,14 @@ read_json (const char *path, struct rows *rs)
                        "`raidsim sweep --format json`", path);
     goto out;
   }
+  /* "vary": the keys in order, each a member of every point; older
+   * sweeps gave one key as a string, its value in each point's "value".
+   */
+  if (json_object_object_get_ex (root, "vary", &keys) &&
+      json_object_is_type (keys, json_type_array))
+    nk = json_object_array_length (keys);
+  if (nk > 4)
+    nk = 4;
   n = json_object_array_length (pts);
   for (i = 0; i < n; ++i) {
     json_object *o = json_object_array_get_idx (pts, i), *v;
@@ -516,8 +417,21 @@ read_json (const char *path, struct rows *rs)
       goto out;
     }
     snprintf (row->array, sizeof row->array, "%s", jstr (o, "array"));
-    snprintf (row->vary, sizeof row->vary, "%s", jstr (o, "vary"));
-    snprintf (row->value, sizeof row->value, "%s", jstr (o, "value"));
+    for (k = 0; k < nk; ++k) {
+      const char *key =
+        json_object_get_string (json_object_array_get_idx (keys, k));
+
+      snprintf (row->vary[k], sizeof row->vary[k], "%s", key ? key : "");
+      snprintf (row->value[k], sizeof row->value[k], "%s",
+                jstr (o, key ? key : ""));
+    }
+    row->nvary = nk;
+    if (nk == 0 && jstr (o, "vary")[0]) {
+      snprintf (row->vary[0], sizeof row->vary[0], "%s", jstr (o, "vary"));
+      snprintf (row->value[0], sizeof row->value[0], "%s",
+                jstr (o, "value"));
+      row->nvary = 1;
+    }
     snprintf (row->job, sizeof row->job, "%s", jstr (o, "jobname"));
     row->rw = rw_of (jstr (o, "rw"));
     row->bs = json_object_object_get_ex (o, "bs", &v)
@@ -581,21 +495,21 @@ x_of (const struct rows *rs, const struct row *r)
   unsigned k = 0;
   uint64_t v;
 
-  if (r->vary[0] == '\0' || strcmp (r->vary, "qd") == 0)
+  if (r->nvary == 0 || strcmp (r->vary[0], "qd") == 0)
     return r->iodepth;
-  if (strcmp (r->vary, "chunk") == 0)
-    return raid_parse_size (r->value, &v) == 0 ? v / 1024.0 : 0;
-  if (strcmp (r->vary, "members") == 0)
-    return strtod (r->value, NULL);
+  if (strcmp (r->vary[0], "chunk") == 0)
+    return raid_parse_size (r->value[0], &v) == 0 ? v / 1024.0 : 0;
+  if (strcmp (r->vary[0], "members") == 0)
+    return strtod (r->value[0], NULL);
   for (i = 0; i < rs->n; ++i) {
     size_t j;
     bool seen = false;
 
     for (j = 0; j < i && !seen; ++j)
-      seen = strcmp (rs->r[j].value, rs->r[i].value) == 0;
+      seen = strcmp (rs->r[j].value[0], rs->r[i].value[0]) == 0;
     if (seen)
       continue;
-    if (strcmp (rs->r[i].value, r->value) == 0)
+    if (strcmp (rs->r[i].value[0], r->value[0]) == 0)
       return k;
     k++;
   }
@@ -613,14 +527,6 @@ gp_string (FILE *fp, const char *s)
     fputc (*s, fp);
   }
   fputc ('"', fp);
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = ((const double *) a)[0], y = ((const double *) b)[0];
-
-  return x < y ? -1 : x > y;
 }
 
 /* A point's pattern, as pattern_title names it. */
@@ -671,6 +577,23 @@ check_points (const struct rows *rs, const struct points *pts,
   return 0;
 }
 
+/* A row's line in its panel: its array, with the job when the x axis
+ * is not the queue depth, and in a grid the second key's value (the
+ * first is the x axis, any further keys split the panels).
+ */
+static void
+line_key (const struct row *r, bool by_qd, char *buf, size_t len)
+{
+  int n;
+
+  if (by_qd)
+    n = snprintf (buf, len, "%s", r->array);
+  else
+    n = snprintf (buf, len, "%s %s", r->array, r->job);
+  if (r->nvary > 1 && n >= 0 && (size_t) n < len)
+    snprintf (buf + n, len - n, " %s=%s", r->vary[1], r->value[1]);
+}
+
 static void
 write_script (FILE *fp, const struct rows *rs, const struct points *pts,
               const char *out, bool svg, enum metric m, bool log_y,
@@ -679,7 +602,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
   char (*pat)[64] = calloc (rs->n, sizeof *pat);
   char (*line)[160] = calloc (rs->n, sizeof *line);
   size_t npat = 0, i, j, p, cols, nrows;
-  const char *vary = rs->n ? rs->r[0].vary : "";
+  const char *vary = rs->n && rs->r[0].nvary ? rs->r[0].vary[0] : "";
   bool by_qd = vary[0] == '\0' || strcmp (vary, "qd") == 0;
   bool log_x = by_qd || strcmp (vary, "chunk") == 0;
   bool level = strcmp (vary, "level") == 0;
@@ -734,10 +657,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
       pattern_title (&rs->r[i], t, sizeof t);
       if (strcmp (t, pat[p]) != 0)
         continue;
-      if (by_qd)
-        snprintf (key, sizeof key, "%s", rs->r[i].array);
-      else
-        snprintf (key, sizeof key, "%s %s", rs->r[i].array, rs->r[i].job);
+      line_key (&rs->r[i], by_qd, key, sizeof key);
       for (l = 0; l < nlines && strcmp (line[l], key) != 0; ++l)
         ;
       if (l == nlines)
@@ -753,10 +673,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
         char t[64], key[160];
 
         pattern_title (&rs->r[i], t, sizeof t);
-        if (by_qd)
-          snprintf (key, sizeof key, "%s", rs->r[i].array);
-        else
-          snprintf (key, sizeof key, "%s %s", rs->r[i].array, rs->r[i].job);
+        line_key (&rs->r[i], by_qd, key, sizeof key);
         if (strcmp (t, pat[p]) != 0 || strcmp (key, line[l]) != 0)
           continue;
         xy[n][0] = x_of (rs, &rs->r[i]);
@@ -792,10 +709,10 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
         bool seen = false;
 
         for (j = 0; j < i; ++j)
-          seen |= strcmp (rs->r[j].value, rs->r[i].value) == 0;
+          seen |= strcmp (rs->r[j].value[0], rs->r[i].value[0]) == 0;
         if (seen)
           continue;
-        fprintf (fp, "%s\"%s\" %zu", k ? ", " : "", rs->r[i].value, k);
+        fprintf (fp, "%s\"%s\" %zu", k ? ", " : "", rs->r[i].value[0], k);
         k++;
       }
       fprintf (fp, ")\nset xrange [-0.5:%zu.5]\n", k ? k - 1 : 0);
@@ -837,8 +754,10 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
       }
       fprintf (fp, "plot ");
       for (l = 0; l < nlines; ++l) {
-        fprintf (fp, "%s$p%zul%zu using 1:2 pointtype 7 linecolor %zu "
-                 "title ", l ? ", " : "", p, l, l + 1);
+        /* Levels are categories: no line joins RAID 0 to RAID 1. */
+        fprintf (fp, "%s$p%zul%zu using 1:2%s pointtype 7 linecolor %zu "
+                 "title ", l ? ", " : "", p, l,
+                 level ? " with points pointsize 1.5" : "", l + 1);
         gp_string (fp, line[l]);
       }
       for (a = 0; a < npa; ++a) {
@@ -977,14 +896,6 @@ find_gnuplot (void)
   return NULL;
 }
 
-static bool
-ends_with (const char *s, const char *suffix)
-{
-  size_t n = strlen (s), m = strlen (suffix);
-
-  return n >= m && strcasecmp (s + n - m, suffix) == 0;
-}
-
 int
 cmd_plot (int argc, char **argv)
 {
@@ -1000,6 +911,7 @@ cmd_plot (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *out = NULL, *title = NULL, *in, *gnuplot, *points = NULL;
+  char auto_title[256] = "";
   enum metric m = METRIC_AUTO;
   bool script = false, svg, bars = false, log_y = false, by_case = false;
   struct rows rs = { 0 };
@@ -1009,7 +921,7 @@ cmd_plot (int argc, char **argv)
   int c, first, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "o:m:t:Sh", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":o:m:t:Sh", longopts, NULL)) != -1) {
     switch (c) {
     case 'o': out = optarg; break;
     case 't': title = optarg; break;
@@ -1039,7 +951,7 @@ cmd_plot (int argc, char **argv)
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }
@@ -1053,9 +965,9 @@ cmd_plot (int argc, char **argv)
     fprintf (stderr, "%s: -o: missing; give OUT.png or OUT.svg\n", CMD);
     return 1;
   }
-  if (ends_with (out, ".svg"))
+  if (has_extension (out, ".svg"))
     svg = true;
-  else if (ends_with (out, ".png"))
+  else if (has_extension (out, ".png"))
     svg = false;
   else {
     fprintf (stderr, "%s: -o: '%s': the name must end in .png or .svg\n",
@@ -1079,22 +991,26 @@ cmd_plot (int argc, char **argv)
     /* A sweep, or the rows of `raidsim validate` (bars): the header
      * says which.
      */
-    char *head = NULL, *f[64];
-    size_t hlen = 0, nf, i;
+    struct raidsim_csv *csv;
+    struct raidsim_csv_row header;
+    unsigned i;
 
-    if (first != EOF)
-      ungetc (first, fp);
-    if (getline (&head, &hlen, fp) > 0) {
-      head[strcspn (head, "\r\n")] = '\0';
-      nf = csv_split (head, f, 64);
-      for (i = 0; i < nf; ++i)
-        bars |= strcmp (f[i], "predicted") == 0;
-    }
-    free (head);
-    rewind (fp);
-    c = bars ? read_bars (fp, in, by_case, &bs) : read_csv (fp, in, &rs);
     fclose (fp);
-    if (c == -1)
+    if ((csv = raidsim_csv_open (in, 0)) == NULL)
+      goto err;
+    c = raidsim_csv_next (csv, &header);
+    if (c == 0) {
+      raidsim_set_error ("%s: empty", in);
+      c = -1;
+    }
+    if (c == 1) {
+      for (i = 0; i < header.n; ++i)
+        bars |= strcmp (header.field[i], "predicted") == 0;
+      c = bars ? read_bars (csv, &header, by_case, &bs)
+        : read_sweep_csv (csv, &header, &rs);
+    }
+    raidsim_csv_close (csv);
+    if (c != 0)
       goto err;
   }
   if (bars ? bs.n == 0 : rs.n == 0) {
@@ -1102,7 +1018,7 @@ cmd_plot (int argc, char **argv)
     goto err;
   }
   if (points) {
-    const char *vary = rs.r ? rs.r[0].vary : "";
+    const char *vary = rs.r && rs.r[0].nvary ? rs.r[0].vary[0] : "";
 
     if (bars) {
       raidsim_set_error ("--points: marks a sweep; %s is the output of "
@@ -1118,6 +1034,21 @@ cmd_plot (int argc, char **argv)
     if (read_points (points, &pts) == -1 ||
         check_points (&rs, &pts, points) == -1)
       goto err;
+  }
+  /* The title names what is drawn: the arrays, not the CSV's path. */
+  if (title == NULL && !bars) {
+    size_t i, j, len = 0;
+
+    for (i = 0; i < rs.n && len + 1 < sizeof auto_title; ++i) {
+      bool seen = false;
+
+      for (j = 0; j < i && !seen; ++j)
+        seen = strcmp (rs.r[j].array, rs.r[i].array) == 0;
+      if (!seen)
+        len += snprintf (auto_title + len, sizeof auto_title - len, "%s%s",
+                         len ? ", " : "", rs.r[i].array);
+    }
+    title = auto_title;
   }
   if (title == NULL)
     title = in;

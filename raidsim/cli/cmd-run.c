@@ -11,6 +11,8 @@
  *       --workload configs/workloads/randread-4k-qd8.fio --format json
  *   build/raidsim/raidsim run configs/arrays/single-hdd-7200.ini \
  *       --workload cdm3:50MB
+ *   build/raidsim/raidsim run configs/arrays/raid1-2x-fixed.ini \
+ *       --set rebuild=1 --workload configs/workloads/randread-4k-qd8.fio
  */
 
 #include <errno.h>
@@ -27,6 +29,7 @@
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
+#include "options.h"
 
 #define CMD PROGRAM_NAME " run"
 
@@ -34,8 +37,8 @@ static void
 usage (FILE *fp)
 {
   fprintf (fp,
-           "usage: %s ARRAY --workload JOB|PRESET[:SPAN] [--seed N] "
-           "[--format table|csv|json]\n"
+           "usage: %s ARRAY --workload JOB|PRESET[:SPAN] [--set KEY=VALUE]... "
+           "[--seed N] [--format table|csv|json]\n"
            "       %s --presets\n"
            "       %s --print-jobs ARRAY --workload PRESET[:SPAN]\n"
            "\n"
@@ -51,6 +54,9 @@ usage (FILE *fp)
            "      --presets        list the presets\n"
            "      --print-jobs     print the workload's jobs as a fio job\n"
            "                       file for ARRAY, and run nothing\n"
+           "      --set KEY=VALUE  set a key of the array file for this run\n"
+           "                       (any but device, controller and members),\n"
+           "                       e.g. --set rebuild=1 --set failed=none\n"
            "  -s, --seed N         seed of every random choice (default 1);\n"
            "                       the same seed gives the same output\n"
            "  -f, --format FMT     table (default), csv or json (fio's field\n"
@@ -71,6 +77,7 @@ cmd_run (int argc, char **argv)
     { "format", required_argument, NULL, 'f' },
     { "presets", no_argument, NULL, 'P' },
     { "print-jobs", no_argument, NULL, 'J' },
+    { "set", required_argument, NULL, 'S' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -81,25 +88,23 @@ cmd_run (int argc, char **argv)
   struct raidsim_jobfile *jf = NULL;
   struct raidsim_sim *s = NULL;
   bool print_jobs = false;
+  const char *sets[64];
+  int nsets = 0;
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "w:s:f:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":w:s:f:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'w':
       workload = optarg;
       break;
     case 's':
-      if (raidsim_parse_seed (optarg, &seed) == -1) {
-        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
+      if (cli_seed (CMD, optarg, &seed) == -1)
         return 1;
-      }
       break;
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
       break;
     case 'P':
       raidsim_preset_list (stdout, false);
@@ -107,11 +112,20 @@ cmd_run (int argc, char **argv)
     case 'J':
       print_jobs = true;
       break;
+    case 'S':
+      /* Applied once the array file is loaded, in order. */
+      if (nsets == (int) (sizeof sets / sizeof sets[0])) {
+        fprintf (stderr, "%s: --set: at most %zu\n", CMD,
+                 sizeof sets / sizeof sets[0]);
+        return 1;
+      }
+      sets[nsets++] = optarg;
+      break;
     case 'h':
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }
@@ -129,6 +143,11 @@ cmd_run (int argc, char **argv)
   ac = raidsim_array_config_load (argv[optind]);
   if (ac == NULL)
     goto err;
+  for (c = 0; c < nsets; ++c)
+    if (raidsim_array_config_set (ac, sets[c]) == -1) {
+      fprintf (stderr, "%s: --set %s: %s\n", CMD, sets[c], raidsim_error ());
+      goto out;
+    }
   jf = raidsim_workload_load (workload, raidsim_array_config_size (ac));
   if (jf == NULL) {
     fprintf (stderr, "%s: --workload: %s\n", CMD, raidsim_error ());

@@ -3,7 +3,8 @@
  *
  * Every run is an independent simulation with the same seed; the
  * output is in run order whatever the number of worker processes, so
- * `--jobs 1` and `--jobs 2` print the same bytes.  A progress bar goes
+ * `--workers 1` and `--workers 2` print the same bytes.  (--workers
+ * was --jobs, which is still read: the jobs of a sweep are fio's.)  A progress bar goes
  * to stderr when stderr is a terminal.
  *
  * Run:
@@ -26,6 +27,7 @@
 #include "raidsim/preset.h"
 #include "raidsim/sweep.h"
 #include "cmd.h"
+#include "options.h"
 
 #define CMD PROGRAM_NAME " sweep"
 
@@ -36,21 +38,26 @@ usage (FILE *fp)
            "usage: %s ARRAY... --workload JOB|PRESET[:SPAN]\n"
            "       [--vary qd=1,2,4,...|chunk=4K,...|members=2,...|"
            "level=0,1,10]\n"
-           "       [--seed N] [--jobs N] [--format table|csv|json]\n"
+           "       [--qd-per-member] [--seed N] [--workers N]\n"
+           "       [--format table|csv|json]\n"
            "\n"
            "Run the workload on every ARRAY, once per value of the varied\n"
            "parameter (every job's iodepth, or the array's chunk, member\n"
-           "count or level), and print one line per job and run.  With\n"
+           "count or level), and print one line per job and run.  Several\n"
+           "--vary make a grid: every combination of their values.  With\n"
            "several arrays and nothing varied, the table puts the arrays\n"
            "side by side.  `raidsim plot` draws the CSV or JSON output.\n"
            "\n"
            "Options:\n"
            "  -w, --workload W   fio job file or preset (raidsim run "
            "--presets)\n"
-           "  -v, --vary P=LIST  the parameter and its values\n"
+           "  -v, --vary P=LIST  a parameter and its values; once per key\n"
+           "      --qd-per-member  the iodepth (or qd=) is per member: each\n"
+           "                     run's queue depth is it times the members\n"
            "  -s, --seed N       seed of every run (default 1)\n"
-           "  -j, --jobs N       worker processes (default: the online "
-           "CPUs)\n"
+           "  -j, --workers N    worker processes (default: the online "
+           "CPUs);\n"
+           "                     --jobs N, its old name, still works\n"
            "  -f, --format FMT   table (default), csv or json\n"
            "  -h, --help         show this help\n",
            CMD);
@@ -63,19 +70,21 @@ cmd_sweep (int argc, char **argv)
     { "workload", required_argument, NULL, 'w' },
     { "vary", required_argument, NULL, 'v' },
     { "seed", required_argument, NULL, 's' },
-    { "jobs", required_argument, NULL, 'j' },
+    { "workers", required_argument, NULL, 'j' },
+    { "jobs", required_argument, NULL, 'j' }, /* its old name */
     { "format", required_argument, NULL, 'f' },
+    { "qd-per-member", no_argument, NULL, 'Q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   struct raidsim_sweep sw = { .seed = 1 };
   struct raidsim_sweep_result res = { 0 };
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
-  char *end;
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "w:v:s:j:f:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":w:v:s:j:f:h", longopts, NULL))
+         != -1) {
     switch (c) {
     case 'w':
       sw.workload = optarg;
@@ -87,31 +96,25 @@ cmd_sweep (int argc, char **argv)
       }
       break;
     case 's':
-      if (raidsim_parse_seed (optarg, &sw.seed) == -1) {
-        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
+      if (cli_seed (CMD, optarg, &sw.seed) == -1)
         return 1;
-      }
       break;
     case 'j':
-      errno = 0;
-      sw.workers = strtoul (optarg, &end, 10);
-      if (errno || *end || sw.workers == 0 || sw.workers > 64) {
-        fprintf (stderr, "%s: --jobs: '%s' is not a number from 1 to 64\n",
-                 CMD, optarg);
+      if (cli_workers (CMD, optarg, &sw.workers) == -1)
         return 1;
-      }
       break;
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
+      break;
+    case 'Q':
+      sw.qd_per_member = true;
       break;
     case 'h':
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }

@@ -13,10 +13,11 @@
  * thresholds.
  *
  * All of these files, and every config file the mapping names, are
- * compiled into the program (embed-configs.sh), so the command runs
- * from any directory, installed or in the build tree, and the meson
- * test needs no paths.  --csv reads another copy of the published
- * figures instead (the mapping still comes from the program).
+ * compiled into the program (builtin.h, made by embed-files.py from the
+ * mapping) and read from memory, so the command runs from any
+ * directory, installed or in the build tree, and the meson test needs
+ * no paths.  --csv reads another copy of the published figures instead
+ * (the mapping still comes from the program).
  *
  * Each (array, workload) pair is simulated once, whole: a
  * CrystalDiskMark row is one test of a full cdm3 run, so the drives
@@ -41,16 +42,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "raidsim/config.h"
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
-#include "demo.h"
+#include "options.h"
+#include "util.h"
+#include "builtin.h"
 
 #define CMD PROGRAM_NAME " validate"
 
@@ -63,7 +65,6 @@
 
 #define MAX_ROWS 256
 #define MAX_SIMS 64
-#define MAX_FIELDS 32
 #define FIELD_MAX 256
 
 enum metric { METRIC_IOPS, METRIC_MBPS, METRIC_SURFACE_AVG };
@@ -123,120 +124,56 @@ usage (FILE *fp)
            MEDIAN_LIMIT * 100, WORST_LIMIT * 100);
 }
 
-/* Split one CSV line into fields, with "quoted, fields" and "" inside
- * quotes.  Returns the number of fields, or -1 if one is too long.
+/* A field into one of a row's buffers: -1 naming the file, the line and
+ * the column if it does not fit.
  */
 static int
-csv_split (const char *line, char fields[][FIELD_MAX], int max)
+copy_field (char *dst, const struct raidsim_csv *c,
+            const struct raidsim_csv_row *row, int col, const char *column)
 {
-  int n = 0;
-  const char *p = line;
-
-  for (;;) {
-    size_t len = 0;
-    bool quoted = *p == '"';
-
-    if (n == max)
-      return -1;
-    if (quoted)
-      p++;
-    while (*p) {
-      if (quoted && *p == '"') {
-        if (p[1] == '"')
-          p++;
-        else {
-          quoted = false;
-          p++;
-          continue;
-        }
-      }
-      else if (!quoted && (*p == ',' || *p == '\n' || *p == '\r'))
-        break;
-      if (len + 1 >= FIELD_MAX)
-        return -1;
-      fields[n][len++] = *p++;
-    }
-    fields[n++][len] = '\0';
-    if (*p != ',')
-      return n;
-    p++;
-  }
-}
-
-/* The column of a header, or -1. */
-static int
-column (char fields[][FIELD_MAX], int n, const char *name)
-{
-  int i;
-
-  for (i = 0; i < n; ++i)
-    if (strcmp (fields[i], name) == 0)
-      return i;
-  return -1;
-}
-
-static void
-copy (char *dst, size_t size, const char *src)
-{
-  snprintf (dst, size, "%s", src);
-}
-
-static int
-read_published (const char *path)
-{
-  static char f[MAX_FIELDS][FIELD_MAX];
-  char line[4096];
-  FILE *fp = fopen (path, "r");
-  int n, c_id, c_case, c_value, c_unit;
-  unsigned lineno = 1;
-
-  if (fp == NULL) {
-    raidsim_set_error ("%s: %s", path, strerror (errno));
+  if (snprintf (dst, FIELD_MAX, "%s", row->field[col]) >= FIELD_MAX) {
+    raidsim_set_error ("%s:%u: %s: longer than %d characters",
+                       raidsim_csv_name (c), row->line, column,
+                       FIELD_MAX - 1);
     return -1;
   }
-  if (fgets (line, sizeof line, fp) == NULL
-      || (n = csv_split (line, f, MAX_FIELDS)) == -1
-      || (c_id = column (f, n, "id")) == -1
-      || (c_case = column (f, n, "case")) == -1
-      || (c_value = column (f, n, "value")) == -1
-      || (c_unit = column (f, n, "unit")) == -1) {
-    raidsim_set_error ("%s:1: not a published.csv header (id, case, value, "
-                       "unit)", path);
-    goto err;
-  }
-  while (fgets (line, sizeof line, fp) != NULL) {
+  return 0;
+}
+
+static int
+read_published (struct raidsim_csv *c)
+{
+  static const char *const want[] = { "id", "case", "value", "unit" };
+  enum { ID, CASE, VALUE, UNIT, NWANT };
+  struct raidsim_csv_row row;
+  int col[NWANT], ret;
+
+  if (raidsim_csv_header (c, want, NWANT, col, "a published.csv (id, case, "
+                          "value, unit)") == -1)
+    return -1;
+  while ((ret = raidsim_csv_next (c, &row)) == 1) {
     struct row *r;
     char *end;
 
-    lineno++;
-    if (line[0] == '\n' || line[0] == '\0')
-      continue;
-    n = csv_split (line, f, MAX_FIELDS);
-    if (n <= c_id || n <= c_case || n <= c_value || n <= c_unit) {
-      raidsim_set_error ("%s:%u: too few fields", path, lineno);
-      goto err;
-    }
     if (nrows == MAX_ROWS) {
-      raidsim_set_error ("%s:%u: more than %d rows", path, lineno, MAX_ROWS);
-      goto err;
+      raidsim_set_error ("%s:%u: more than %d rows", raidsim_csv_name (c),
+                         row.line, MAX_ROWS);
+      return -1;
     }
     r = &rows[nrows++];
-    copy (r->id, sizeof r->id, f[c_id]);
-    copy (r->casename, sizeof r->casename, f[c_case]);
-    copy (r->unit, sizeof r->unit, f[c_unit]);
-    r->published = strtod (f[c_value], &end);
+    if (copy_field (r->id, c, &row, col[ID], "id") == -1
+        || copy_field (r->casename, c, &row, col[CASE], "case") == -1
+        || copy_field (r->unit, c, &row, col[UNIT], "unit") == -1)
+      return -1;
+    r->published = strtod (row.field[col[VALUE]], &end);
     if (*end != '\0' || r->published <= 0) {
       raidsim_set_error ("%s:%u: value: '%s' is not a positive number",
-                         path, lineno, f[c_value]);
-      goto err;
+                         raidsim_csv_name (c), row.line,
+                         row.field[col[VALUE]]);
+      return -1;
     }
   }
-  fclose (fp);
-  return 0;
-
- err:
-  fclose (fp);
-  return -1;
+  return ret;
 }
 
 static struct row *
@@ -251,150 +188,71 @@ find_row (const char *id)
 }
 
 /* The mapping: id,array,workload,job,metric,fitted,sets; lines starting
- * with '#' are comments.  Array paths are relative to configs/.
+ * with '#' are comments.  Array paths are relative to configs/, and
+ * become names of the built-in files.
  */
 static int
-read_map (const char *path, const char *configdir)
+read_map (struct raidsim_csv *c)
 {
-  static char f[MAX_FIELDS][FIELD_MAX];
-  char line[4096];
-  FILE *fp = fopen (path, "r");
-  unsigned lineno = 0;
-  bool header = false;
+  static const char *const want[] = {
+    "id", "array", "workload", "job", "metric", "fitted",
+  };
+  enum { ID, ARRAY, WORKLOAD, JOB, METRIC, FITTED, NWANT };
+  struct raidsim_csv_row row;
+  int col[NWANT], ret;
   unsigned i;
 
-  if (fp == NULL) {
-    raidsim_set_error ("%s: %s", path, strerror (errno));
+  if (raidsim_csv_header (c, want, NWANT, col, "the row mapping (id, array, "
+                          "workload, job, metric, fitted)") == -1)
     return -1;
-  }
-  while (fgets (line, sizeof line, fp) != NULL) {
-    struct row *r;
-    int n;
+  while ((ret = raidsim_csv_next (c, &row)) == 1) {
+    const char *metric = row.field[col[METRIC]];
+    const char *fitted = row.field[col[FITTED]];
+    struct row *r = find_row (row.field[col[ID]]);
 
-    lineno++;
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    n = csv_split (line, f, MAX_FIELDS);
-    if (!header) {
-      header = true;
-      continue;
-    }
-    if (n < 6) {
-      raidsim_set_error ("%s:%u: want id,array,workload,job,metric,fitted",
-                         MAP_FILE, lineno);
-      goto err;
-    }
-    r = find_row (f[0]);
     if (r == NULL)
       continue;               /* a mapped row the published file lacks */
-    snprintf (r->array, sizeof r->array, "%s/%s", configdir, f[1]);
-    copy (r->workload, sizeof r->workload, f[2]);
-    copy (r->job, sizeof r->job, f[3]);
-    if (strcmp (f[4], "iops") == 0)
+    if (raidsim_embedded_path ("configs/", row.field[col[ARRAY]], r->array,
+                               sizeof r->array) == -1) {
+      raidsim_set_error ("%s:%u: array: %s", raidsim_csv_name (c), row.line,
+                         raidsim_error ());
+      return -1;
+    }
+    if (copy_field (r->workload, c, &row, col[WORKLOAD], "workload") == -1
+        || copy_field (r->job, c, &row, col[JOB], "job") == -1)
+      return -1;
+    if (strcmp (metric, "iops") == 0)
       r->metric = METRIC_IOPS;
-    else if (strcmp (f[4], "mbps") == 0)
+    else if (strcmp (metric, "mbps") == 0)
       r->metric = METRIC_MBPS;
-    else if (strcmp (f[4], "surface-avg") == 0)
+    else if (strcmp (metric, "surface-avg") == 0)
       r->metric = METRIC_SURFACE_AVG;
     else {
       raidsim_set_error ("%s:%u: metric: '%s' is not iops, mbps or "
-                         "surface-avg", MAP_FILE, lineno, f[4]);
-      goto err;
+                         "surface-avg", raidsim_csv_name (c), row.line,
+                         metric);
+      return -1;
     }
-    if (strcmp (f[5], "yes") == 0)
+    if (strcmp (fitted, "yes") == 0)
       r->fitted = true;
-    else if (strcmp (f[5], "no") == 0)
+    else if (strcmp (fitted, "no") == 0)
       r->fitted = false;
     else {
       raidsim_set_error ("%s:%u: fitted: '%s' is not yes or no",
-                         MAP_FILE, lineno, f[5]);
-      goto err;
+                         raidsim_csv_name (c), row.line, fitted);
+      return -1;
     }
     r->mapped = true;
   }
-  fclose (fp);
+  if (ret == -1)
+    return -1;
   for (i = 0; i < nrows; ++i)
     if (!rows[i].mapped) {
       raidsim_set_error ("%s: row '%s' of the published figures has no "
-                         "mapping", MAP_FILE, rows[i].id);
+                         "mapping", raidsim_csv_name (c), rows[i].id);
       return -1;
     }
   return 0;
-
- err:
-  fclose (fp);
-  return -1;
-}
-
-/* The built-in files, written under dir (made by mkdtemp), so that the
- * array loaders read them unchanged; remove_files undoes it.
- */
-static int
-make_parents (char *path)
-{
-  char *p;
-
-  for (p = strchr (path + 1, '/'); p; p = strchr (p + 1, '/')) {
-    *p = '\0';
-    if (mkdir (path, 0700) == -1 && errno != EEXIST) {
-      raidsim_set_error ("%s: %s", path, strerror (errno));
-      *p = '/';
-      return -1;
-    }
-    *p = '/';
-  }
-  return 0;
-}
-
-static int
-write_files (const char *dir)
-{
-  const struct raidsim_embedded *e;
-  char path[PATH_MAX];
-
-  for (e = raidsim_validation_files; e->name; ++e) {
-    FILE *fp;
-
-    if ((size_t) snprintf (path, sizeof path, "%s/%s", dir, e->name)
-        >= sizeof path) {
-      raidsim_set_error ("%s/%s: %s", dir, e->name, strerror (ENAMETOOLONG));
-      return -1;
-    }
-    if (make_parents (path) == -1)
-      return -1;
-    fp = fopen (path, "w");
-    if (fp == NULL || fputs (e->text, fp) == EOF || fclose (fp) == EOF) {
-      raidsim_set_error ("%s: %s", path, strerror (errno));
-      return -1;
-    }
-  }
-  return 0;
-}
-
-static void
-remove_files (const char *dir)
-{
-  const struct raidsim_embedded *e;
-  char path[PATH_MAX];
-
-  /* Files first, then the directories deepest first: every directory
-   * was made by write_files under dir, which mkdtemp made.
-   */
-  for (e = raidsim_validation_files; e->name; ++e) {
-    char *slash;
-
-    if ((size_t) snprintf (path, sizeof path, "%s/%s", dir, e->name)
-        >= sizeof path)
-      continue;                 /* write_files could not make it either */
-    unlink (path);
-    while ((slash = strrchr (path, '/')) != NULL
-           && (size_t) (slash - path) > strlen (dir)) {
-      *slash = '\0';
-      if (rmdir (path) == -1)
-        break;
-    }
-  }
-  rmdir (dir);
 }
 
 /* The run of (array, workload), simulated on first use. */
@@ -413,9 +271,9 @@ get_sim (const char *array, const char *workload, uint64_t seed)
     return NULL;
   }
   sr = &sims[nsims++];
-  copy (sr->array, sizeof sr->array, array);
-  copy (sr->workload, sizeof sr->workload, workload);
-  sr->ac = raidsim_array_config_load (array);
+  snprintf (sr->array, sizeof sr->array, "%s", array);
+  snprintf (sr->workload, sizeof sr->workload, "%s", workload);
+  sr->ac = raidsim_array_config_load_from (raidsim_validation_files, array);
   if (sr->ac == NULL)
     return NULL;
   sr->jf = raidsim_workload_load (workload, raidsim_array_config_size (sr->ac));
@@ -441,18 +299,11 @@ find_job (const struct simrun *sr, const char *name)
   return NULL;
 }
 
-static enum raidsim_dir
-job_dir (const struct raidsim_job *j)
-{
-  return j->rw == RAIDSIM_RW_WRITE || j->rw == RAIDSIM_RW_RANDWRITE
-    ? RAIDSIM_WRITE : RAIDSIM_READ;
-}
-
 /* A job's figure in the row's unit: IOPS or MB/s (10^6 bytes/s). */
 static double
 job_figure (const struct raidsim_job_result *jr, int metric)
 {
-  enum raidsim_dir d = job_dir (jr->job);
+  enum raidsim_dir d = raidsim_job_dir (jr->job);
 
   if (metric == METRIC_IOPS)
     return raidsim_result_iops (jr, d);
@@ -490,14 +341,6 @@ predict (struct row *r, uint64_t seed)
   r->err = r->predicted / r->published - 1;
   r->ran = true;
   return 0;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return x < y ? -1 : x > y;
 }
 
 struct stats {
@@ -696,11 +539,17 @@ report_csv (void)
   unsigned i;
 
   printf ("id,case,unit,published,predicted,error,fitted\n");
-  for (i = 0; i < nrows; ++i)
-    if (rows[i].ran)
-      printf ("%s,%s,%s,%g,%.6g,%.4f,%s\n", rows[i].id, rows[i].casename,
-              rows[i].unit, rows[i].published, rows[i].predicted,
-              rows[i].err, rows[i].fitted ? "yes" : "no");
+  for (i = 0; i < nrows; ++i) {
+    if (!rows[i].ran)
+      continue;
+    raidsim_csv_field (stdout, rows[i].id);
+    putchar (',');
+    raidsim_csv_field (stdout, rows[i].casename);
+    putchar (',');
+    raidsim_csv_field (stdout, rows[i].unit);
+    printf (",%g,%.6g,%.4f,%s\n", rows[i].published, rows[i].predicted,
+            rows[i].err, rows[i].fitted ? "yes" : "no");
+  }
 }
 
 static void
@@ -751,16 +600,16 @@ cmd_validate (int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   const char *csv = NULL, *only = NULL, *require = "all";
-  const char *tmp = getenv ("TMPDIR");
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
   uint64_t seed = 1;
-  char dir[PATH_MAX], path[PATH_MAX + 64], configdir[PATH_MAX];
-  bool thresholds_ok = false, shape_ok = true, have_dir = false;
+  struct raidsim_csv *reader = NULL;
+  const char *text;
+  bool thresholds_ok = false, shape_ok = true;
   unsigned i, nran = 0;
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "f:s:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":f:s:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'c':
       csv = optarg;
@@ -769,10 +618,8 @@ cmd_validate (int argc, char **argv)
       only = optarg;
       break;
     case 'f':
-      if (raidsim_parse_format (optarg, &format) == -1) {
-        fprintf (stderr, "%s: --format: %s\n", CMD, raidsim_error ());
+      if (cli_format (CMD, optarg, &format) == -1)
         return 1;
-      }
       break;
     case 'r':
       if (strcmp (optarg, "all") != 0 && strcmp (optarg, "shape") != 0
@@ -784,16 +631,14 @@ cmd_validate (int argc, char **argv)
       require = optarg;
       break;
     case 's':
-      if (raidsim_parse_seed (optarg, &seed) == -1) {
-        fprintf (stderr, "%s: --seed: %s\n", CMD, raidsim_error ());
+      if (cli_seed (CMD, optarg, &seed) == -1)
         return 1;
-      }
       break;
     case 'h':
       usage (stdout);
       return 0;
     default:
-      fprintf (stderr, "see '%s --help'\n", CMD);
+      cli_bad_option (CMD, c, argv);
       return 1;
     }
   }
@@ -802,27 +647,24 @@ cmd_validate (int argc, char **argv)
     return 1;
   }
 
-  snprintf (dir, sizeof dir, "%s/raidsim-validate-XXXXXX",
-            tmp && *tmp ? tmp : "/tmp");
-  if (mkdtemp (dir) == NULL) {
-    fprintf (stderr, "%s: %s: %s\n", CMD, dir, strerror (errno));
-    return 1;
-  }
-  have_dir = true;
-  if (write_files (dir) == -1)
-    goto err;
   nrows = nsims = 0;
-  snprintf (path, sizeof path, "%s/%s", dir, PUBLISHED_FILE);
-  if (read_published (csv ? csv : path) == -1)
+  if (csv)
+    reader = raidsim_csv_open (csv, 0);
+  else if ((text = raidsim_embedded_find (raidsim_validation_files,
+                                          PUBLISHED_FILE)) != NULL)
+    reader = raidsim_csv_open_text (PUBLISHED_FILE, text, 0);
+  if (reader == NULL || read_published (reader) == -1)
     goto err;
-  snprintf (path, sizeof path, "%s/%s", dir, MAP_FILE);
-  if ((size_t) snprintf (configdir, sizeof configdir, "%s/configs", dir)
-      >= sizeof configdir) {
-    raidsim_set_error ("%s/configs: %s", dir, strerror (ENAMETOOLONG));
+  raidsim_csv_close (reader);
+  reader = NULL;
+  if ((text = raidsim_embedded_find (raidsim_validation_files,
+                                     MAP_FILE)) == NULL
+      || (reader = raidsim_csv_open_text (MAP_FILE, text,
+                                          RAIDSIM_CSV_COMMENTS)) == NULL
+      || read_map (reader) == -1)
     goto err;
-  }
-  if (read_map (path, configdir) == -1)
-    goto err;
+  raidsim_csv_close (reader);
+  reader = NULL;
 
   for (i = 0; i < nrows; ++i) {
     if (only && strcmp (rows[i].casename, only) != 0)
@@ -871,13 +713,12 @@ cmd_validate (int argc, char **argv)
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
   ret = 1;
  out:
+  raidsim_csv_close (reader);
   for (i = 0; i < nsims; ++i) {
     raidsim_sim_free (sims[i].s);
     raidsim_jobfile_free (sims[i].jf);
     raidsim_array_config_free (sims[i].ac);
   }
   nsims = 0;
-  if (have_dir)
-    remove_files (dir);
   return ret;
 }

@@ -33,4 +33,12 @@ extern int cmd_demo (int argc, char **argv);
  */
 extern int cmd_validate (int argc, char **argv);
 
+/* raidsim create: write md v1.2 superblocks to new members.  cmd-create.c */
+extern int cmd_create (int argc, char **argv);
+
+/* raidsim examine: print members' md superblocks as mdadm --examine.
+ * cmd-examine.c
+ */
+extern int cmd_examine (int argc, char **argv);
+
 #endif /* RAIDSIM_CMD_H */

@@ -34,6 +34,8 @@ static const struct command commands[] = {
   { "demo", cmd_demo, "the built-in demo (also: no arguments)" },
   { "config", cmd_config, "config file reference; check config files" },
   { "validate", cmd_validate, "predictions against the published figures" },
+  { "create", cmd_create, "write md superblocks to new members (mdadm --create)" },
+  { "examine", cmd_examine, "print members' md superblocks (mdadm --examine)" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

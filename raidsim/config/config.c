@@ -10,17 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/background.h"
 #include "raidsim/config.h"
+#include "raidsim/raidkeys.h"
+#include "raidsim/embedded.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 
 #define MiB (UINT64_C (1) << 20)
 
+/* The core's levels (geometry.h), and the simulator's own "single". */
 static const struct raidsim_enum level_enums[] = {
   { "single", RAIDSIM_LEVEL_SINGLE },
-  { "0", RAID_LEVEL_0 }, { "raid0", RAID_LEVEL_0 },
-  { "1", RAID_LEVEL_1 }, { "raid1", RAID_LEVEL_1 },
-  { "10", RAID_LEVEL_10 }, { "raid10", RAID_LEVEL_10 },
+#define LEVEL(id, n, name, alias) { name, id }, { alias, id },
+  RAID_LEVELS (LEVEL)
+#undef LEVEL
   { NULL, 0 },
 };
 
@@ -39,54 +43,116 @@ static const struct raidsim_enum duplex_enums[] = {
   { NULL, 0 },
 };
 
-/* Indexes into raidsim_array_params, for the lines of keys that are
+/* Indexes into raidsim_array_keys, for the lines of keys that are
  * checked after parsing.  Keep in the order of the table.
  */
 enum {
   ARRAY_LEVEL, ARRAY_MEMBERS, ARRAY_CHUNK, ARRAY_COPIES, ARRAY_READ_POLICY,
-  ARRAY_DEVICE, ARRAY_CONTROLLER, ARRAY_NPARAMS
+  ARRAY_DEVICE, ARRAY_CONTROLLER, ARRAY_FAILED, ARRAY_REBUILD, ARRAY_RESYNC,
+  ARRAY_SPEED_LIMIT_MIN, ARRAY_SPEED_LIMIT_MAX, ARRAY_SYNC_THROTTLE,
+  ARRAY_SYNC_RUNTIME, ARRAY_NPARAMS
 };
 
 #define A(field) offsetof (struct raidsim_array_config, field)
-const struct raidsim_param raidsim_array_params[] = {
+const struct raidsim_param raidsim_array_keys[] = {
   { .name = "level", .type = RAIDSIM_PT_ENUM, .offset = A (level),
     .enums = level_enums,
-    .help = "RAID level, with the nbdkit raid plugin's spellings; single "
-    "is one drive with no RAID layer." },
+    .help = RAID_KEY_LEVEL_HELP "  In the simulator, single is one drive "
+    "with no RAID layer." },
   { .name = "members", .type = RAIDSIM_PT_UINT, .offset = A (members),
     .min = 1, .max = RAID_MAX_MEMBERS, .unit = "drives",
     .help = "Number of member drives (1 for single, at least 2 for RAID "
     "0 and 1, at least copies for RAID 10)." },
   { .name = "chunk", .type = RAIDSIM_PT_SIZE, .offset = A (chunk),
     .def = "128K", .min = RAID_CHUNK_MIN, .max = RAID_CHUNK_MAX,
-    .help = "Stripe unit, a power of two (RAID 0 and 10)." },
+    .help = RAID_KEY_CHUNK_HELP },
   { .name = "copies", .type = RAIDSIM_PT_UINT, .offset = A (copies),
     .def = "2", .min = 2, .max = RAID_MAX_MEMBERS, .unit = "copies",
-    .help = "RAID 10 near copies of every chunk." },
-  { .name = "read_policy", .type = RAIDSIM_PT_ENUM, .offset = A (read_policy),
-    .def = "least-pending", .enums = policy_enums,
-    .help = "Which copy a RAID 1 or RAID 10 read goes to, as the plugin's "
-    "read-policy: round-robin, least-pending (fewest commands in flight), "
-    "sequential (nearest to the member's last position), first; and, "
-    "in the simulator only, all (every copy is read and the read "
-    "completes when the last copy has answered, as a driver that "
-    "reads both halves of a mirror would)." },
+    .help = RAID_KEY_COPIES_HELP },
+  { .name = "read-policy", .old_name = "read_policy", .type = RAIDSIM_PT_ENUM,
+    .offset = A (read_policy), .def = "least-pending", .enums = policy_enums,
+    .help = RAID_KEY_READ_POLICY_HELP "  The plugin's policies, and in the "
+    "simulator only all: every copy is read and the read completes when "
+    "the last copy has answered, as a driver that reads both halves of "
+    "a mirror would." },
   { .name = "device", .type = RAIDSIM_PT_STRING, .offset = A (device),
     .help = "Device file of the members, relative to this file: one path "
     "for all members, or a comma-separated list with one per member." },
   { .name = "controller", .type = RAIDSIM_PT_STRING, .offset = A (controller),
     .help = "Controller file, relative to this file." },
+  { .name = "failed", .type = RAIDSIM_PT_STRING, .offset = A (failed),
+    .def = "none",
+    .help = "Members that have failed or are missing, as a comma-separated "
+    "list of member indexes from 0 (\"1\", \"0,2\"), or none: the array "
+    "runs degraded, and no copy on them is read or written.  An array in "
+    "which some chunk would have no live copy is refused." },
+  { .name = "rebuild", .type = RAIDSIM_PT_STRING, .offset = A (rebuild),
+    .def = "none",
+    .help = "The member being rebuilt (a replacement), or none.  A "
+    "background stream reads each of its chunks from a live copy and "
+    "writes it to the member, from its start, at the speed limits; the "
+    "host's writes go to it, and its reads only below the point the "
+    "rebuild has reached.  RAID 1 and 10." },
+  { .name = "resync", .type = RAIDSIM_PT_ENUM, .offset = A (resync),
+    .def = "no", .enums = raidsim_resync_enums,
+    .help = "A background resync from the start of the array, at the speed "
+    "limits: yes reads the first live copy of each piece and writes it to "
+    "the others (md's RAID 1 after an unclean shutdown; until a piece is "
+    "in sync, reads of it go to its first copy); check reads every live "
+    "copy and writes none (md's sync_action=check, and md's RAID 10 "
+    "resync of copies that agree).  RAID 1 and 10." },
+  { .name = "speed_limit_min", .type = RAIDSIM_PT_RATE,
+    .offset = A (speed_limit_min), .def = "1000KiB/s",
+    .help = "md's speed_limit_min: the speed a resync or rebuild keeps "
+    "while the array is busy with other I/O (sync_throttle = min), or below "
+    "which it stops giving way (drain); 0: it pauses while the array is "
+    "busy.  Counted in bytes of the array (resync) or of the member "
+    "(rebuild) per second." },
+  { .name = "speed_limit_max", .type = RAIDSIM_PT_RATE,
+    .offset = A (speed_limit_max), .def = "200000KiB/s",
+    .help = "md's speed_limit_max: the speed of a resync or rebuild while "
+    "the array is otherwise idle; 0: as fast as the members allow." },
+  { .name = "sync_throttle", .type = RAIDSIM_PT_ENUM,
+    .offset = A (sync_throttle), .def = "min",
+    .enums = raidsim_sync_throttle_enums,
+    .help = "What a resync or rebuild does when it finds the array busy: "
+    "min goes no faster than speed_limit_min (md before Linux 4.1); drain "
+    "waits for its own requests in flight to finish before it issues more "
+    "(md since 4.1)." },
+  { .name = "sync_runtime", .type = RAIDSIM_PT_TIME,
+    .offset = A (sync_runtime), .def = "0", .max = 3600 * RAIDSIM_NS_PER_S,
+    .help = "Keep a resync or rebuild going until this time from the start "
+    "even when the workload has finished sooner (the array is then idle); "
+    "0: it stops when the workload does.  It also stops when it has done "
+    "the whole array or member." },
   RAIDSIM_PARAM_END,
 };
 #undef A
+
+/* The line of the [array] key a message starts with ("KEY: ..."), or
+ * dflt if it has none or the key took its default.
+ */
+static unsigned
+key_line (const unsigned *lines, unsigned dflt, const char *msg)
+{
+  size_t n = strcspn (msg, ":");
+  unsigned i;
+
+  for (i = 0; i < ARRAY_NPARAMS; ++i)
+    if (strlen (raidsim_array_keys[i].name) == n &&
+        strncmp (msg, raidsim_array_keys[i].name, n) == 0)
+      return lines[i] ? lines[i] : dflt;
+  return dflt;
+}
 
 #define D(field) offsetof (struct raidsim_device_config, field)
 const struct raidsim_param raidsim_device_common_params[] = {
   { .name = "model", .type = RAIDSIM_PT_STRING, .offset = D (model),
     .help = "Device model; its own keys are listed under it below." },
   { .name = "capacity", .type = RAIDSIM_PT_SIZE, .offset = D (capacity),
-    .def = "1T", .min = RAID_CHUNK_MIN,
-    .help = "Usable size of the drive." },
+    .def = "1T", .min = RAID_CHUNK_MIN, .max = UINT64_C (1) << 60,
+    .help = "Usable size of the drive, at most 1 EiB (an array's size, "
+    "all its members' capacity added up, must stay below 8 EiB)." },
   RAIDSIM_PARAM_END,
 };
 #undef D
@@ -119,6 +185,21 @@ const struct raidsim_param raidsim_controller_common_params[] = {
   RAIDSIM_PARAM_END,
 };
 #undef C
+
+/* A config file from the file system, or with files, from that table
+ * of files built into the program.
+ */
+static struct raidsim_ini *
+open_ini (const struct raidsim_embedded *files, const char *path)
+{
+  const char *text;
+
+  if (files == NULL)
+    return raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  if ((text = raidsim_embedded_find (files, path)) == NULL)
+    return NULL;
+  return raidsim_ini_load_text (path, text, RAIDSIM_INI_CONFIG);
+}
 
 /* The one section of a device or controller file: present once, and no
  * other section beside it.
@@ -238,11 +319,18 @@ raidsim_device_config_free (struct raidsim_device_config *c)
 struct raidsim_device_config *
 raidsim_device_config_load (const char *path)
 {
+  return raidsim_device_config_load_from (NULL, path);
+}
+
+struct raidsim_device_config *
+raidsim_device_config_load_from (const struct raidsim_embedded *files,
+                                 const char *path)
+{
   struct raidsim_ini *ini;
   struct raidsim_device_config *c = NULL;
   int sec;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
   if ((sec = only_section (ini, "device")) < 0)
@@ -291,14 +379,14 @@ raidsim_controller_config_free (struct raidsim_controller_config *c)
   }
 }
 
-struct raidsim_controller_config *
-raidsim_controller_config_load (const char *path)
+static struct raidsim_controller_config *
+load_controller (const struct raidsim_embedded *files, const char *path)
 {
   struct raidsim_ini *ini;
   struct raidsim_controller_config *c = NULL;
   int sec;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
   if ((sec = only_section (ini, "controller")) < 0)
@@ -325,6 +413,12 @@ raidsim_controller_config_load (const char *path)
   return NULL;
 }
 
+struct raidsim_controller_config *
+raidsim_controller_config_load (const char *path)
+{
+  return load_controller (NULL, path);
+}
+
 void
 raidsim_array_config_free (struct raidsim_array_config *c)
 {
@@ -339,24 +433,29 @@ raidsim_array_config_free (struct raidsim_array_config *c)
 }
 
 /* A path in an array file is relative to the array file's directory,
- * so that configs/ can be used from anywhere.
+ * so that configs/ can be used from anywhere; among built-in files, it
+ * is the name of one in the same table.  Returns 0 or -1.
  */
-static void
-relative_to (const char *base_file, const char *path, char *out, size_t len)
+static int
+relative_to (const struct raidsim_array_config *ac, const char *path,
+             char *out, size_t len)
 {
   char *copy;
 
+  if (ac->files)
+    return raidsim_embedded_path (ac->path, path, out, len);
   if (path[0] == '/') {
     snprintf (out, len, "%s", path);
-    return;
+    return 0;
   }
-  copy = strdup (base_file);
+  copy = strdup (ac->path);
   if (copy == NULL) {
     snprintf (out, len, "%s", path);
-    return;
+    return 0;
   }
   snprintf (out, len, "%s/%s", dirname (copy), path);
   free (copy);
+  return 0;
 }
 
 static char *
@@ -379,6 +478,8 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
 {
   unsigned i;
 
+  /* Fields not set below (no failed members, no rebuild) are 0. */
+  memset (p, 0, sizeof *p);
   for (i = 0; i < ac->members; ++i)
     member_size[i] = ac->devices[i]->capacity;
   p->level = ac->level;
@@ -388,6 +489,9 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
   p->member_size = member_size;
   p->policy = ac->read_policy;
   p->merge = ac->ctl ? ac->ctl->merge_pieces : false;
+  p->failed = ac->failed_mask;
+  p->rebuild = ac->rebuild_mask;
+  p->resync = ac->resync == RAIDSIM_RESYNC_YES;
 }
 
 uint64_t
@@ -410,6 +514,13 @@ raidsim_array_config_size (const struct raidsim_array_config *ac)
 struct raidsim_array_config *
 raidsim_array_config_load (const char *path)
 {
+  return raidsim_array_config_load_from (NULL, path);
+}
+
+struct raidsim_array_config *
+raidsim_array_config_load_from (const struct raidsim_embedded *files,
+                                const char *path)
+{
   struct raidsim_ini *ini;
   struct raidsim_array_config *c = NULL;
   unsigned lines[ARRAY_NPARAMS] = { 0 };
@@ -417,7 +528,7 @@ raidsim_array_config_load (const char *path)
   int sec;
   unsigned i;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_CONFIG);
+  ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
   if ((sec = only_section (ini, "array")) < 0)
@@ -427,6 +538,7 @@ raidsim_array_config_load (const char *path)
     raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
     goto err;
   }
+  c->files = files;
   snprintf (c->path, sizeof c->path, "%s", path);
   {
     const char *base = strrchr (path, '/');
@@ -439,11 +551,35 @@ raidsim_array_config_load (const char *path)
     snprintf (c->name, sizeof c->name, "%.*s", (int) n, base);
   }
   {
-    const struct raidsim_param *tables[] = { raidsim_array_params };
+    const struct raidsim_param *tables[] = { raidsim_array_keys };
     void *bases[] = { c };
 
     if (raidsim_params_apply (ini, sec, 1, tables, bases, linesp, true) == -1)
       goto err;
+  }
+
+  /* A key that means nothing for the level is a mistake to point at,
+   * not a setting to ignore without a word.
+   */
+  {
+    static const unsigned idx[] = {
+      ARRAY_CHUNK, ARRAY_COPIES, ARRAY_READ_POLICY,
+    };
+
+    for (i = 0; i < sizeof idx / sizeof idx[0]; ++i) {
+      const char *why = raidsim_array_key_unused
+        (c->level, raidsim_array_keys[idx[i]].name);
+      char level[32];
+
+      if (lines[idx[i]] == 0 || why == NULL)
+        continue;
+      raidsim_param_format (&raidsim_array_keys[ARRAY_LEVEL], &c->level,
+                            level, sizeof level);
+      raidsim_set_error ("%s:%u: %s: means nothing for level %s (%s); "
+                         "remove it", path, lines[idx[i]],
+                         raidsim_array_keys[idx[i]].name, level, why);
+      goto err;
+    }
   }
 
   /* Members' device files: one for all, or one each. */
@@ -464,9 +600,9 @@ raidsim_array_config_load (const char *path)
                            (unsigned) c->members);
         goto err;
       }
-      relative_to (path, tok, file, sizeof file);
-      c->devices[n] = raidsim_device_config_load (file);
-      if (c->devices[n] == NULL) {
+      if (relative_to (c, tok, file, sizeof file) == -1
+          || (c->devices[n] = raidsim_device_config_load_from (files, file))
+          == NULL) {
         raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
                            dev_line);
         goto err;
@@ -485,9 +621,9 @@ raidsim_array_config_load (const char *path)
     for (i = 1; n == 1 && i < c->members; ++i) {
       char file[RAIDSIM_STR_MAX * 2];
 
-      relative_to (path, trim_blanks (c->device), file, sizeof file);
-      c->devices[i] = raidsim_device_config_load (file);
-      if (c->devices[i] == NULL)
+      if (relative_to (c, trim_blanks (c->device), file, sizeof file) == -1
+          || (c->devices[i] = raidsim_device_config_load_from (files, file))
+          == NULL)
         goto err;
     }
   }
@@ -495,9 +631,8 @@ raidsim_array_config_load (const char *path)
   {
     char file[RAIDSIM_STR_MAX * 2];
 
-    relative_to (path, c->controller, file, sizeof file);
-    c->ctl = raidsim_controller_config_load (file);
-    if (c->ctl == NULL) {
+    if (relative_to (c, c->controller, file, sizeof file) == -1
+        || (c->ctl = load_controller (files, file)) == NULL) {
       raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
                          lines[ARRAY_CONTROLLER]);
       goto err;
@@ -535,6 +670,16 @@ raidsim_array_config_load (const char *path)
     raidsim_array_free (a);
   }
 
+  /* Failed members and the background stream, once the shape is known;
+   * the message starts with the key's name.
+   */
+  if (raidsim_sync_config_check (c) == -1) {
+    raidsim_set_error ("%s:%u: %s", path,
+                       key_line (lines, ini->sections[sec].line,
+                                 raidsim_error ()), raidsim_error ());
+    goto err;
+  }
+
   raidsim_ini_free (ini);
   return c;
 
@@ -542,6 +687,82 @@ raidsim_array_config_load (const char *path)
   raidsim_ini_free (ini);
   raidsim_array_config_free (c);
   return NULL;
+}
+
+const char *
+raidsim_array_key_unused (int level, const char *key)
+{
+  bool single = level == RAIDSIM_LEVEL_SINGLE;
+
+  if (strcmp (key, "chunk") == 0 && (single || level == RAID_LEVEL_1))
+    return single ? "one drive has no stripes"
+      : "a mirror has no stripes; every member holds the whole array";
+  if (strcmp (key, "copies") == 0 && level != RAID_LEVEL_10)
+    return level == RAID_LEVEL_1 ? "a mirror has one copy per member"
+      : single ? "one drive has one copy" : "RAID 0 keeps one copy";
+  if ((strcmp (key, "read-policy") == 0 ||
+       strcmp (key, "read_policy") == 0) &&
+      (single || level == RAID_LEVEL_0))
+    return "there is one copy to read";
+  return NULL;
+}
+
+int
+raidsim_array_config_set (struct raidsim_array_config *ac,
+                          const char *key_value)
+{
+  const char *eq = strchr (key_value, '=');
+  const struct raidsim_param *p;
+  struct raidsim_array_config *saved;
+  char key[64];
+  int r = -1;
+
+  if (eq == NULL || eq == key_value || (size_t) (eq - key_value) >= sizeof key) {
+    raidsim_set_error ("'%s' is not KEY=VALUE", key_value);
+    return -1;
+  }
+  snprintf (key, sizeof key, "%.*s", (int) (eq - key_value), key_value);
+  for (p = raidsim_array_keys; p->name; ++p)
+    if (strcmp (p->name, key) == 0)
+      break;
+  if (p->name == NULL) {
+    raidsim_set_error ("%s: not a key of an array file (see "
+                       "'raidsim help config')", key);
+    return -1;
+  }
+  if (p->offset == offsetof (struct raidsim_array_config, device) ||
+      p->offset == offsetof (struct raidsim_array_config, controller) ||
+      p->offset == offsetof (struct raidsim_array_config, members)) {
+    raidsim_set_error ("%s: cannot be set here, since it changes which "
+                       "files are loaded; edit the array file", key);
+    return -1;
+  }
+
+  /* Parse into the config, then check it as a loaded file is checked;
+   * put everything back if it fails.
+   */
+  saved = malloc (sizeof *saved);
+  if (saved == NULL) {
+    raidsim_set_error ("%s: %s", key, strerror (ENOMEM));
+    return -1;
+  }
+  *saved = *ac;
+  if (raidsim_param_parse (p, eq + 1, (char *) ac + p->offset) == 0) {
+    uint64_t sizes[RAID_MAX_MEMBERS];
+    struct raidsim_array_params ap;
+    struct raidsim_array *a;
+
+    raidsim_array_config_params (ac, sizes, &ap);
+    a = raidsim_array_new (&ap);
+    if (a != NULL) {
+      raidsim_array_free (a);
+      r = raidsim_sync_config_check (ac);
+    }
+  }
+  if (r == -1)
+    *ac = *saved;
+  free (saved);
+  return r;
 }
 
 static void
@@ -562,7 +783,7 @@ raidsim_array_config_print (FILE *fp, const struct raidsim_array_config *ac)
   unsigned i;
 
   fprintf (fp, "; %s\n[array]\n", ac->path);
-  print_section (fp, raidsim_array_params, ac);
+  print_section (fp, raidsim_array_keys, ac);
   for (i = 0; i < ac->members; ++i) {
     const struct raidsim_device_config *d = ac->devices[i];
 
@@ -619,7 +840,7 @@ raidsim_config_reference (FILE *fp, bool markdown)
 
   heading (fp, markdown, 2, "%s", markdown ? "Array files: `[array]`"
            : "[array]  (configs/arrays/)");
-  raidsim_params_doc (fp, raidsim_array_params, markdown);
+  raidsim_params_doc (fp, raidsim_array_keys, markdown);
 
   heading (fp, markdown, 2, "%s", markdown ? "Device files: `[device]`"
            : "[device]  (configs/devices/)");

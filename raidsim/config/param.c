@@ -7,7 +7,10 @@
  * line numbers to the handler, and because the reader is the one place
  * that sees every line: it counts them, strips comments the way each
  * syntax wants, and notices section headers even when the section has
- * no keys (an empty fio job section is a job).
+ * no keys (an empty fio job section is a job).  For the same reasons
+ * text in memory goes through the same reader (lines.h) rather than
+ * libinih's ini_parse_string, so that a config compiled into the
+ * program reads exactly as the same file on disk.
  */
 
 #include <ctype.h>
@@ -24,6 +27,7 @@
 
 #include "raidsim/error.h"
 #include "raidsim/geometry.h"
+#include "raidsim/lines.h"
 #include "raidsim/param.h"
 
 /* ---- values ---- */
@@ -503,16 +507,14 @@ raidsim_param_unit (const struct raidsim_param *p)
 /* ---- reading INI files ---- */
 
 struct reader {
-  FILE *fp;
+  struct raidsim_lines lines;   /* a file's, or text's in memory */
   enum raidsim_ini_syntax syntax;
   struct raidsim_ini *ini;
-  unsigned lineno;
   int cur_section;              /* -1 before the first header */
-  char *line;                   /* getline's buffer */
-  size_t linecap;
   unsigned err_line;            /* 0: no error yet */
   char err[1024];
   bool nomem;
+  int read_errno;               /* a read error's, or 0 */
 };
 
 static void __attribute__ ((format (printf, 2, 3)))
@@ -524,8 +526,9 @@ reader_error (struct reader *r, const char *fs, ...)
   /* Lines are read in order, so the first error is the earliest. */
   if (r->err_line != 0)
     return;
-  r->err_line = r->lineno;
-  n = snprintf (r->err, sizeof r->err, "%s:%u: ", r->ini->path, r->lineno);
+  r->err_line = r->lines.lineno;
+  n = snprintf (r->err, sizeof r->err, "%s:%u: ", r->ini->path,
+                r->lines.lineno);
   va_start (args, fs);
   vsnprintf (r->err + n, sizeof r->err - n, fs, args);
   va_end (args);
@@ -554,7 +557,7 @@ add_entry (struct reader *r, const char *key, const char *value)
   ini->entries = entries;
   e = &entries[ini->nentries];
   e->section = r->cur_section;
-  e->line = r->lineno;
+  e->line = r->lines.lineno;
   e->used = false;
   e->key = strdup (key);
   e->value = value ? strdup (value) : NULL;
@@ -588,7 +591,7 @@ add_section (struct reader *r, const char *name)
     r->nomem = true;
     return -1;
   }
-  s[ini->nsections].line = r->lineno;
+  s[ini->nsections].line = r->lines.lineno;
   r->cur_section = ini->nsections++;
   return 0;
 }
@@ -636,13 +639,15 @@ read_line (char *str, int num, void *stream)
   ssize_t n;
   char *s, *eq;
 
-  n = getline (&r->line, &r->linecap, r->fp);
-  if (n == -1)
+  n = raidsim_lines_next (&r->lines);
+  if (n < 0) {
+    if (n == -2)
+      r->read_errno = errno;
     return NULL;
-  r->lineno++;
-  s = r->line;
+  }
+  s = r->lines.line;
   /* A UTF-8 byte order mark, as libinih allows. */
-  if (r->lineno == 1 && strncmp (s, "\xef\xbb\xbf", 3) == 0)
+  if (r->lines.lineno == 1 && strncmp (s, "\xef\xbb\xbf", 3) == 0)
     s += 3;
   strip_comment (s, r->syntax);
   /* Leading blanks are stripped too, which also turns off libinih's
@@ -741,50 +746,70 @@ raidsim_ini_free (struct raidsim_ini *ini)
   free (ini);
 }
 
-struct raidsim_ini *
-raidsim_ini_load (const char *path, enum raidsim_ini_syntax syntax)
+/* Read r's lines into a new struct raidsim_ini called name. */
+static struct raidsim_ini *
+load (struct reader *r, const char *name)
 {
-  struct reader r = { .syntax = syntax, .cur_section = -1 };
   int ret;
 
-  r.fp = fopen (path, "r");
-  if (r.fp == NULL) {
-    raidsim_set_error ("%s: %s", path, strerror (errno));
-    return NULL;
-  }
-  r.ini = calloc (1, sizeof *r.ini);
-  if (r.ini)
-    r.ini->syntax = syntax;
-  if (r.ini == NULL || (r.ini->path = strdup (path)) == NULL) {
-    raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
-    fclose (r.fp);
-    free (r.ini);
+  r->cur_section = -1;
+  r->ini = calloc (1, sizeof *r->ini);
+  if (r->ini)
+    r->ini->syntax = r->syntax;
+  if (r->ini == NULL || (r->ini->path = strdup (name)) == NULL) {
+    raidsim_set_error ("%s: %s", name, strerror (ENOMEM));
+    free (r->ini);
     return NULL;
   }
 
-  ret = ini_parse_stream (read_line, &r, handle_kv, &r);
-  fclose (r.fp);
-  free (r.line);
+  ret = ini_parse_stream (read_line, r, handle_kv, r);
+  raidsim_lines_free (&r->lines);
 
-  if (r.nomem || ret == -2) {
-    raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+  if (r->nomem || ret == -2 || r->read_errno) {
+    raidsim_set_error ("%s: %s", name,
+                       strerror (r->read_errno ? r->read_errno : ENOMEM));
     goto err;
   }
   /* A line libinih rejects that our reader let through. */
-  if (ret > 0 && (r.err_line == 0 || (unsigned) ret < r.err_line)) {
+  if (ret > 0 && (r->err_line == 0 || (unsigned) ret < r->err_line)) {
     raidsim_set_error ("%s:%d: syntax error: expected [SECTION] or "
-                       "KEY = VALUE", path, ret);
+                       "KEY = VALUE", name, ret);
     goto err;
   }
-  if (r.err_line != 0) {
-    raidsim_set_error ("%s", r.err);
+  if (r->err_line != 0) {
+    raidsim_set_error ("%s", r->err);
     goto err;
   }
-  return r.ini;
+  return r->ini;
 
  err:
-  raidsim_ini_free (r.ini);
+  raidsim_ini_free (r->ini);
   return NULL;
+}
+
+struct raidsim_ini *
+raidsim_ini_load (const char *path, enum raidsim_ini_syntax syntax)
+{
+  struct reader r = { .syntax = syntax };
+  struct raidsim_ini *ini;
+
+  r.lines.fp = fopen (path, "r");
+  if (r.lines.fp == NULL) {
+    raidsim_set_error ("%s: %s", path, strerror (errno));
+    return NULL;
+  }
+  ini = load (&r, path);
+  fclose (r.lines.fp);
+  return ini;
+}
+
+struct raidsim_ini *
+raidsim_ini_load_text (const char *name, const char *text,
+                       enum raidsim_ini_syntax syntax)
+{
+  struct reader r = { .syntax = syntax, .lines.text = text };
+
+  return load (&r, name);
 }
 
 int
@@ -811,6 +836,14 @@ raidsim_ini_get (const struct raidsim_ini *ini, unsigned sec, const char *key)
 }
 
 /* ---- applying a section ---- */
+
+/* Whether key names parameter p, by its name or its old spelling. */
+static bool
+key_is (const struct raidsim_param *p, const char *key)
+{
+  return strcmp (p->name, key) == 0 ||
+    (p->old_name && strcmp (p->old_name, key) == 0);
+}
 
 static unsigned
 table_size (const struct raidsim_param *t)
@@ -873,12 +906,13 @@ raidsim_params_apply (struct raidsim_ini *ini, unsigned sec,
   for (i = 0; i < ini->nentries; ++i) {
     struct raidsim_ini_entry *e = &ini->entries[i];
     const struct raidsim_param *p = NULL;
+    struct raidsim_param as_written;
 
     if (e->section != sec)
       continue;
     for (t = 0; t < ntables && p == NULL; ++t)
       for (k = 0; tables[t][k].name; ++k)
-        if (strcmp (tables[t][k].name, e->key) == 0) {
+        if (key_is (&tables[t][k], e->key)) {
           p = &tables[t][k];
           break;
         }
@@ -909,8 +943,12 @@ raidsim_params_apply (struct raidsim_ini *ini, unsigned sec,
                          ini->sections[sec].name, seen[t][k]);
       return -1;
     }
-    /* A bare flag (fio's `time_based`) means true. */
-    if (raidsim_param_parse (p, e->value ? e->value : "1",
+    /* A bare flag (fio's `time_based`) means true.  The message names
+     * the key as the file spells it, an old spelling too.
+     */
+    as_written = *p;
+    as_written.name = e->key;
+    if (raidsim_param_parse (&as_written, e->value ? e->value : "1",
                              (char *) bases[t] + p->offset) == -1) {
       raidsim_set_error ("%s:%u: %s", ini->path, e->line, raidsim_error ());
       return -1;
@@ -1031,11 +1069,15 @@ raidsim_params_doc (FILE *fp, const struct raidsim_param *table,
 
     type_doc (p, type, sizeof type);
     range_doc (p, range, sizeof range);
-    if (markdown)
-      fprintf (fp, "| `%s` | %s | %s | %s%s%s | %s | %s |\n",
+    if (markdown) {
+      fprintf (fp, "| `%s` | %s | %s | %s%s%s | %s | %s",
                p->name, type, unit,
                p->def ? "`" : "", p->def ? p->def : "required",
                p->def ? "`" : "", range, p->help);
+      if (p->old_name)
+        fprintf (fp, " The old spelling `%s` is still read.", p->old_name);
+      fprintf (fp, " |\n");
+    }
     else {
       fprintf (fp, "  %s = %s\n", p->name, type);
       fprintf (fp, "      default: %s", p->def ? p->def : "(required)");
@@ -1045,6 +1087,9 @@ raidsim_params_doc (FILE *fp, const struct raidsim_param *table,
         fprintf (fp, "; unit: %s", unit);
       fprintf (fp, "\n");
       print_wrapped (fp, 6, p->help);
+      if (p->old_name)
+        fprintf (fp, "      The old spelling %s is still read.\n",
+                 p->old_name);
     }
   }
 }

@@ -215,7 +215,8 @@ raid_geom_new (const struct raid_geom_params *p)
   for (i = 0; i < p->nmembers; ++i) {
     uint64_t avail;
 
-    if (p->member_size[i] < p->data_offset + p->chunk) {
+    if (p->data_offset > p->member_size[i] ||
+        p->member_size[i] - p->data_offset < p->chunk) {
       raid_set_error ("member: member %u has %" PRIu64 " bytes, less than "
                  "one chunk (%" PRIu64 ") after the data offset (%" PRIu64 ")",
                  i, p->member_size[i], p->chunk, p->data_offset);
@@ -228,6 +229,26 @@ raid_geom_new (const struct raid_geom_params *p)
     g->used[i] = avail;
     if (avail < smallest)
       smallest = avail;
+  }
+
+  /* An array size is an int64_t to nbdkit and must not wrap here: the
+   * data the members hold, added up (RAID 0: every member's; RAID 10:
+   * the smallest's, times the members, before dividing by the copies;
+   * RAID 1: one member's), must fit.
+   */
+  {
+    uint64_t total = 0;
+    for (i = 0; i < p->nmembers; ++i) {
+      uint64_t add = p->level == RAID_LEVEL_0 ? g->used[i]
+        : p->level == RAID_LEVEL_10 || i == 0 ? smallest : 0;
+      if (add > (uint64_t) INT64_MAX - total) {
+        raid_set_error ("member: the members' sizes add up to more than "
+                        "%" PRId64 " bytes (8 EiB): too large", INT64_MAX);
+        free (g);
+        return NULL;
+      }
+      total += add;
+    }
   }
 
   switch (g->level) {
@@ -427,30 +448,38 @@ raid_geom_runs (const struct raid_seg *seg, size_t n, unsigned max_segs,
   return nruns;
 }
 
+static const struct {
+  enum raid_level level;
+  const char *name, *alias;
+} levels[] = {
+#define LEVEL(id, n, name, alias) { id, name, alias },
+  RAID_LEVELS (LEVEL)
+#undef LEVEL
+};
+
 int
 raid_parse_level (const char *s, enum raid_level *level)
 {
-  if (strcasecmp (s, "0") == 0 || strcasecmp (s, "raid0") == 0)
-    *level = RAID_LEVEL_0;
-  else if (strcasecmp (s, "1") == 0 || strcasecmp (s, "raid1") == 0)
-    *level = RAID_LEVEL_1;
-  else if (strcasecmp (s, "10") == 0 || strcasecmp (s, "raid10") == 0)
-    *level = RAID_LEVEL_10;
-  else {
-    raid_set_error ("level: '%s' is not a supported RAID level (0, 1 or 10)", s);
-    return -1;
-  }
-  return 0;
+  size_t i;
+
+  for (i = 0; i < sizeof levels / sizeof levels[0]; ++i)
+    if (strcasecmp (s, levels[i].name) == 0 ||
+        strcasecmp (s, levels[i].alias) == 0) {
+      *level = levels[i].level;
+      return 0;
+    }
+  raid_set_error ("level: '%s' is not a supported RAID level (0, 1 or 10)", s);
+  return -1;
 }
 
 const char *
 raid_level_name (enum raid_level level)
 {
-  switch (level) {
-  case RAID_LEVEL_0: return "0";
-  case RAID_LEVEL_1: return "1";
-  case RAID_LEVEL_10: return "10";
-  }
+  size_t i;
+
+  for (i = 0; i < sizeof levels / sizeof levels[0]; ++i)
+    if (levels[i].level == level)
+      return levels[i].name;
   return "?";
 }
 

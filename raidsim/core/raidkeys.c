@@ -13,10 +13,12 @@
 #include "raidsim/raidkeys.h"
 #include "geometry-error.h"
 
-#define STR_(x) #x
-#define STR(x) STR_ (x)
-
-static const char *const level_values[] = { "0", "1", "10", NULL };
+static const char *const level_values[] = {
+#define NAME(id, n, name, alias) name,
+  RAID_LEVELS (NAME)
+#undef NAME
+  NULL
+};
 
 static const char *const policy_values[] = {
 #define NAME(id, name, help) name,
@@ -28,23 +30,19 @@ static const char *const policy_values[] = {
 const struct raid_key raid_keys[RAID_KEY_COUNT] = {
   [RAID_KEY_LEVEL] = {
     .name = "level", .syntax = "0|1|10", .values = level_values,
-    .help = "(required) RAID level: 0 stripes, 1 mirrors every member, "
-    "10 is md's near layout (also raid0, raid1, raid10).",
+    .help = RAID_KEY_LEVEL_HELP,
   },
   [RAID_KEY_CHUNK] = {
     .name = "chunk", .syntax = "SIZE",
-    .help = "Chunk (stripe unit) of RAID 0 and 10, a power of two from "
-    "4K to 64M; default 128K.",
+    .help = RAID_KEY_CHUNK_HELP,
   },
   [RAID_KEY_COPIES] = {
     .name = "copies", .syntax = "N",
-    .help = "RAID 10 near copies of every chunk, 2 to the member count; "
-    "default " STR (RAID10_COPIES_DEFAULT) ".",
+    .help = RAID_KEY_COPIES_HELP,
   },
   [RAID_KEY_READ_POLICY] = {
     .name = "read-policy", .syntax = "POLICY", .values = policy_values,
-    .help = "Which copy a RAID 1 or 10 read goes to; default "
-    "least-pending.",
+    .help = RAID_KEY_READ_POLICY_HELP,
   },
 };
 

@@ -67,11 +67,18 @@ raid_read_state_init (struct raid_read_state *st)
   atomic_init (&st->rr, 0);
 }
 
+/* Updates of one member's load are serialised by the caller (see
+ * readpolicy.h), so a plain load and store will do: no locked
+ * read-modify-write on the simulator's hot path.  Readers in
+ * raid_read_choose need no lock: any recent count is as good a guess.
+ */
 void
 raid_load_issue (struct raid_member_load *m, bool moves_head,
                  uint64_t offset, uint64_t length)
 {
-  atomic_fetch_add_explicit (&m->pending, 1, memory_order_relaxed);
+  unsigned n = atomic_load_explicit (&m->pending, memory_order_relaxed);
+
+  atomic_store_explicit (&m->pending, n + 1, memory_order_relaxed);
   if (moves_head)
     atomic_store_explicit (&m->head, offset + length, memory_order_relaxed);
 }
@@ -79,7 +86,9 @@ raid_load_issue (struct raid_member_load *m, bool moves_head,
 void
 raid_load_done (struct raid_member_load *m)
 {
-  atomic_fetch_sub_explicit (&m->pending, 1, memory_order_relaxed);
+  unsigned n = atomic_load_explicit (&m->pending, memory_order_relaxed);
+
+  atomic_store_explicit (&m->pending, n - 1, memory_order_relaxed);
 }
 
 int

@@ -7,9 +7,12 @@
  * the very function the plugin calls, over a struct raid_read_state that
  * this layer keeps as the plugin keeps its own: a command counts as
  * pending from when it is sent until raidsim_array_cmd_done, and a
- * member's head moves when a command is sent.  Every copy is a
- * candidate (the simulator has no failed members yet).  "all" is the
- * simulator's own: every copy is read.
+ * member's head moves when a command is sent.  The candidates are the
+ * copies that can be read (unreadable, below): not on a failed member,
+ * not on a member being rebuilt past the rebuild's position, and during
+ * a resync, past its position, only the first live copy.  "all" is the
+ * simulator's own: every readable copy is read.  Writes go to every
+ * copy that is not on a failed member.
  *
  * With merge (the controller's merge_pieces), the pieces of a request
  * that are contiguous on a member go to it as one command, grouped by
@@ -37,6 +40,9 @@ struct raidsim_array {
   size_t *next;
   size_t nseg, cap;
   struct raid_read_state reads;  /* the copy choice's state */
+  uint32_t failed, rebuild;     /* members (see array.h) */
+  bool resync;
+  uint64_t sync_pos;            /* raidsim_array_sync_progress */
 };
 
 const char *
@@ -60,6 +66,9 @@ raidsim_array_new (const struct raidsim_array_params *p)
   a->nmembers = p->nmembers;
   a->policy = p->policy;
   a->merge = p->merge;
+  a->failed = p->failed;
+  a->rebuild = p->rebuild;
+  a->resync = p->resync;
   raid_read_state_init (&a->reads);
 
   if (p->level == RAIDSIM_LEVEL_SINGLE) {
@@ -135,15 +144,73 @@ raidsim_array_max_cmds (const struct raidsim_array *a, uint64_t len)
   return pieces * raid_geom_copies (a->geom);
 }
 
-static unsigned
+static bool
+is_failed (const struct raidsim_array *a, unsigned member)
+{
+  return a->failed & (UINT32_C (1) << member);
+}
+
+/* The copies of p that a read must not use, as raid_read_choose's skip
+ * bits (bit k: copy k): those on failed members, those on members being
+ * rebuilt that the rebuild has not reached yet, and during a resync, for
+ * a piece not yet in sync, all but the first live copy (md's
+ * choose_first).  0 for an array with none of these, so that such an
+ * array chooses exactly as before.
+ */
+static uint32_t
+unreadable (const struct raidsim_array *a, const struct raid_piece *p)
+{
+  bool first_only = a->resync && p->offset + p->length > a->sync_pos;
+  bool have_live = false;
+  uint32_t skip = 0;
+  unsigned k;
+
+  if (a->failed == 0 && a->rebuild == 0 && !a->resync)
+    return 0;
+  for (k = 0; k < p->ncopies; ++k) {
+    const struct raid_copy *c = &p->copy[k];
+    uint32_t bit = UINT32_C (1) << c->member;
+
+    if ((a->failed & bit) ||
+        ((a->rebuild & bit) && c->offset + p->length > a->sync_pos) ||
+        (first_only && have_live))
+      skip |= UINT32_C (1) << k;
+    else
+      have_live = true;
+  }
+  return skip;
+}
+
+/* The copy a read of p uses, or -1 if none can be read (the array
+ * file's check makes sure one always can).
+ */
+static int
 choose_copy (struct raidsim_array *a, const struct raid_piece *p)
 {
+  uint32_t skip;
+  unsigned k;
+
   /* RAID 0 and single copies: nothing to choose; "all" reads every copy
-   * (split_piece), but a merged read takes the first.
+   * (split_piece), but a merged read takes the first it can.
    */
-  if (p->ncopies == 1 || a->policy == RAIDSIM_POLICY_ALL)
-    return 0;
-  return raid_read_choose (a->policy, &a->reads, p->copy, p->ncopies, 0);
+  skip = unreadable (a, p);
+  if (p->ncopies == 1)
+    return skip ? -1 : 0;
+  if (a->policy == RAIDSIM_POLICY_ALL) {
+    for (k = 0; k < p->ncopies; ++k)
+      if (!(skip & (UINT32_C (1) << k)))
+        return k;
+    return -1;
+  }
+  return raid_read_choose (a->policy, &a->reads, p->copy, p->ncopies, skip);
+}
+
+static int
+no_copy (const struct raid_piece *p)
+{
+  raidsim_set_error ("internal error: array bytes %" PRIu64 "+%" PRIu64
+                     " have no copy that can be read", p->offset, p->length);
+  return -1;
 }
 
 struct split_ctx {
@@ -166,14 +233,21 @@ static int
 split_piece (const struct raid_piece *p, void *opaque)
 {
   struct split_ctx *ctx = opaque;
+  uint32_t skip = 0;
   unsigned k;
   int r;
 
   if (ctx->dir == RAIDSIM_READ && ctx->a->policy != RAIDSIM_POLICY_ALL) {
-    k = choose_copy (ctx->a, p);
-    return send (ctx, p->copy[k].member, p->copy[k].offset, p->length);
+    r = choose_copy (ctx->a, p);
+    if (r < 0)
+      return no_copy (p);
+    return send (ctx, p->copy[r].member, p->copy[r].offset, p->length);
   }
+  if (ctx->dir == RAIDSIM_READ)
+    skip = unreadable (ctx->a, p);
   for (k = 0; k < p->ncopies; ++k) {
+    if ((skip & (UINT32_C (1) << k)) || is_failed (ctx->a, p->copy[k].member))
+      continue;
     r = send (ctx, p->copy[k].member, p->copy[k].offset, p->length);
     if (r != 0)
       return r;
@@ -215,11 +289,14 @@ merge_piece (const struct raid_piece *p, void *opaque)
 {
   struct split_ctx *ctx = opaque;
   unsigned k;
+  int r;
 
-  if (ctx->dir == RAIDSIM_READ)
-    return add_seg (ctx->a, p, choose_copy (ctx->a, p));
+  if (ctx->dir == RAIDSIM_READ) {
+    r = choose_copy (ctx->a, p);
+    return r < 0 ? no_copy (p) : add_seg (ctx->a, p, r);
+  }
   for (k = 0; k < p->ncopies; ++k)
-    if (add_seg (ctx->a, p, k) == -1)
+    if (!is_failed (ctx->a, p->copy[k].member) && add_seg (ctx->a, p, k) == -1)
       return -1;
   return 0;
 }
@@ -234,7 +311,8 @@ split_merged (struct raidsim_array *a, struct split_ctx *ctx,
   a->nseg = 0;
   r = raid_geom_foreach (a->geom, offset, len, merge_piece, ctx);
   if (r != 0)
-    return -1;                  /* range checked by the caller */
+    return -1;                  /* range checked by the caller; or an
+                                 * error set by merge_piece */
   nruns = raid_geom_runs (a->seg, a->nseg, RAID_RUN_MAX_SEGS, a->runs,
                           a->next);
   for (i = 0; i < nruns; ++i) {
@@ -251,7 +329,6 @@ raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
                      raidsim_member_fn fn, void *opaque)
 {
   struct split_ctx ctx = { a, dir, fn, opaque };
-  int r;
 
   if (len == 0 || offset >= a->size || len > a->size - offset) {
     raidsim_set_error ("array: range %" PRIu64 "+%" PRIu64
@@ -263,10 +340,30 @@ raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
     return send (&ctx, 0, offset, len);
   if (a->merge)
     return split_merged (a, &ctx, offset, len);
-  r = raid_geom_foreach (a->geom, offset, len, split_piece, &ctx);
-  if (r == -1)
-    raidsim_set_error ("%s", raid_geom_error ());
-  return r;
+  /* The range is checked above, so a non-zero value is split_piece's,
+   * with its own message.
+   */
+  return raid_geom_foreach (a->geom, offset, len, split_piece, &ctx);
+}
+
+void
+raidsim_array_cmd_sent (struct raidsim_array *a,
+                        const struct raidsim_member_cmd *cmd)
+{
+  raid_load_issue (&a->reads.member[cmd->member], false, cmd->offset,
+                   cmd->len);
+}
+
+void
+raidsim_array_sync_progress (struct raidsim_array *a, uint64_t pos)
+{
+  a->sync_pos = pos;
+}
+
+const struct raid_geom *
+raidsim_array_geom (const struct raidsim_array *a)
+{
+  return a->geom;
 }
 
 void

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "raidsim/array.h"
+#include "raidsim/background.h"
 #include "raidsim/error.h"
 #include "raidsim/sim.h"
 #include "raidsim/workload.h"
@@ -33,7 +34,12 @@ struct cmd {
   raidsim_ns moved;             /* when its data has crossed the links */
   struct cmd *transit_next;     /* in its member's transit queue */
   struct raidsim_sim *sim;
-  struct hreq *parent;          /* NULL once acknowledged (acked) */
+  union {
+    struct hreq *parent;        /* the host's: its request, NULL once
+                                 * acknowledged (acked) */
+    void *tag;                  /* the background stream's (bg) */
+  };
+  bool bg;                      /* the background stream's command */
   bool acked;                   /* the controller's cache acknowledged it */
   struct cmd *free_next;
 };
@@ -65,15 +71,16 @@ struct transit {
   struct cmd *head, *tail;
 };
 
-/* A member: its device, its transit queues, and one wake-up for the
- * earliest of the device's next () and the queues' heads.
+/* A member drive in the run: its device, its transit queues, and one
+ * wake-up for the earliest of the device's next () and the queues'
+ * heads.
  *
  * A device's next () changes only when it is given a command or reaps
  * one, so it is asked then and remembered: a wake-up for data arriving
  * on the links neither asks again nor calls a reap that could only
  * return NULL (device.h: nothing is due before next ()).
  */
-struct member {
+struct sim_member {
   struct raidsim_sim *sim;
   const struct raidsim_device_ops *ops;
   void *dev;
@@ -105,7 +112,7 @@ struct raidsim_sim {
 
   struct raidsim_link uplink;
   unsigned nmembers;
-  struct member m[RAID_MAX_MEMBERS];
+  struct sim_member m[RAID_MAX_MEMBERS];
 
   unsigned njobs;
   struct raidsim_job_result *jobs;
@@ -119,6 +126,10 @@ struct raidsim_sim {
   struct hreq *hreqs, *free_hreqs;
   struct cmd *cmds, *free_cmds;
 
+  /* A resync or rebuild beside the workload (background.h), or NULL. */
+  struct raidsim_bg *bg;
+  struct raidsim_event bg_wake;
+
   raidsim_ns window_start, end;
   struct raidsim_event window_ev;
   bool ran;
@@ -129,6 +140,7 @@ struct raidsim_sim {
 static void ctl_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
 static void dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev);
 static void issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now);
+static void bg_kick (struct raidsim_sim *s, raidsim_ns now);
 static void start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now);
 
 static void
@@ -183,7 +195,7 @@ ctl_kick (struct raidsim_sim *s, raidsim_ns now)
  * the time it is non-zero, both inside the window.
  */
 static void
-member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
+member_account (struct raidsim_sim *s, struct sim_member *m, raidsim_ns now)
 {
   raidsim_ns from = m->last_change > s->window_start
     ? m->last_change : s->window_start;
@@ -200,7 +212,7 @@ member_account (struct raidsim_sim *s, struct member *m, raidsim_ns now)
  * of its device, or data arriving across the links.
  */
 static raidsim_ns
-member_next (const struct member *m)
+member_next (const struct sim_member *m)
 {
   raidsim_ns t = m->dev_next;
   unsigned d;
@@ -214,7 +226,7 @@ member_next (const struct member *m)
 static void
 dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
+  struct sim_member *m = &s->m[c->io.member];
 
   member_account (s, m, now);
   m->queue++;
@@ -223,7 +235,14 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   if (now >= s->window_start) {
     m->res.ios[c->io.dir]++;
     m->res.bytes[c->io.dir] += c->io.len;
+    if (c->bg) {
+      m->res.bg_ios[c->io.dir]++;
+      m->res.bg_bytes[c->io.dir] += c->io.len;
+    }
   }
+  /* The stream's idle test looks at the host's I/O at each member. */
+  if (s->bg && !c->bg)
+    raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
   m->ops->submit (m->dev, &c->io, now);
   m->dev_next = m->ops->next (m->dev);
   if (!m->in_wake)
@@ -232,7 +251,7 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
 /* c's data starts across the links of its member's path now. */
 static void
-transit_push (struct raidsim_sim *s, struct member *m, struct cmd *c,
+transit_push (struct raidsim_sim *s, struct sim_member *m, struct cmd *c,
               raidsim_ns now)
 {
   struct transit *q = &m->transit[c->io.dir];
@@ -254,7 +273,7 @@ transit_push (struct raidsim_sim *s, struct member *m, struct cmd *c,
 static void
 cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
+  struct sim_member *m = &s->m[c->io.member];
 
   if (c->io.dir == RAIDSIM_WRITE && m->npath > 0)
     transit_push (s, m, c, now);
@@ -273,7 +292,7 @@ member_finished (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 static void
 dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
-  struct member *m = &s->m[c->io.member];
+  struct sim_member *m = &s->m[c->io.member];
 
   if (c->io.dir == RAIDSIM_READ && m->npath > 0)
     transit_push (s, m, c, now);
@@ -306,6 +325,8 @@ host_done (struct raidsim_sim *s, struct hreq *h, raidsim_ns now)
  * the command is only recycled (and the RAID layer's count of commands
  * at the member goes down now, when the member really has it).
  */
+static void bg_cmd_done (struct raidsim_sim *s, void *tag, raidsim_ns now);
+
 static void
 cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
@@ -317,6 +338,10 @@ cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   s->free_cmds = c;
   if (c->acked)
     return;
+  if (c->bg) {
+    bg_cmd_done (s, c->tag, now);
+    return;
+  }
   if (--h->pending == 0)
     host_done (s, h, now);
 }
@@ -328,6 +353,10 @@ cmd_acked (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct hreq *h = c->parent;
 
   c->acked = true;
+  if (c->bg) {
+    bg_cmd_done (s, c->tag, now);
+    return;
+  }
   c->parent = NULL;
   if (--h->pending == 0)
     host_done (s, h, now);
@@ -400,7 +429,7 @@ transit_pop (struct transit *q, raidsim_ns now)
 static void
 dev_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 {
-  struct member *m = container_of (ev, struct member, wake);
+  struct sim_member *m = container_of (ev, struct sim_member, wake);
   struct raidsim_sim *s = m->sim;
   raidsim_ns now = raidsim_engine_now (e), next;
 
@@ -458,6 +487,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   }
   s->free_cmds = c->free_next;
   c->parent = ctx->h;
+  c->bg = false;
   c->acked = false;
   c->io.dir = ctx->h->req.dir;
   c->io.member = mc->member;
@@ -477,6 +507,63 @@ thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   t->finished = true;
   if (--s->group_left == 0 && s->group + 1 < s->jf->ngroups)
     start_group (s, s->group + 1, now);
+  else if (s->group_left == 0 && s->bg) {
+    raidsim_bg_fg_done (s->bg, now);
+    bg_kick (s, now);
+  }
+}
+
+/* ---- the background stream ---- */
+
+/* The stream sends a member command: from the pool, through the RAID
+ * layer's count of commands at each member, to the controller like the
+ * host's.
+ */
+static void
+bg_send (void *opaque, enum raidsim_dir dir,
+         const struct raidsim_member_cmd *mc, void *tag)
+{
+  struct raidsim_sim *s = opaque;
+  struct cmd *c = s->free_cmds;
+  raidsim_ns now = raidsim_engine_now (s->engine);
+
+  /* The pool holds raidsim_bg_max_cmds for the stream. */
+  if (c == NULL)
+    abort ();
+  s->free_cmds = c->free_next;
+  c->tag = tag;
+  c->bg = true;
+  c->acked = false;
+  c->io.dir = dir;
+  c->io.member = mc->member;
+  c->io.offset = mc->offset;
+  c->io.len = mc->len;
+  raidsim_array_cmd_sent (s->array, mc);
+  s->ctl_ops->submit (s->ctl, &c->io, now);
+}
+
+/* Let the stream issue what is due and keep its wake-up at its next (). */
+static void
+bg_kick (struct raidsim_sim *s, raidsim_ns now)
+{
+  raidsim_bg_run (s->bg, now, bg_send, s);
+  ctl_kick (s, now);
+  rewake (s, &s->bg_wake, raidsim_bg_next (s->bg), now);
+}
+
+static void
+bg_cmd_done (struct raidsim_sim *s, void *tag, raidsim_ns now)
+{
+  raidsim_bg_cmd_done (s->bg, tag, now, bg_send, s);
+  bg_kick (s, now);
+}
+
+static void
+bg_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct raidsim_sim *s = container_of (ev, struct raidsim_sim, bg_wake);
+
+  bg_kick (s, raidsim_engine_now (e));
 }
 
 /* Top the thread up to iodepth requests in flight. */
@@ -559,6 +646,7 @@ raidsim_sim_free (struct raidsim_sim *s)
       s->m[i].ops->destroy (s->m[i].dev);
   if (s->ctl)
     s->ctl_ops->destroy (s->ctl);
+  raidsim_bg_free (s->bg);
   raidsim_array_free (s->array);
   raidsim_engine_free (s->engine);
   free (s->jobs);
@@ -630,6 +718,15 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     }
   }
 
+  /* A resync or rebuild: its commands come from the same pool. */
+  if (raidsim_sync_config_action (ac) != RAIDSIM_SYNC_NONE) {
+    s->bg = raidsim_bg_new (ac, s->array, s->nmembers);
+    if (s->bg == NULL)
+      goto err;
+    ncmds += raidsim_bg_max_cmds (s->bg);
+    min_len = gcd64 (min_len, raidsim_bg_min_len (s->bg));
+  }
+
   /* Writes a controller's cache has acknowledged stay in the pool until
    * they are flushed.
    */
@@ -663,8 +760,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->free_cmds = &s->cmds[i];
   }
 
-  /* A wake-up per model, the window. */
-  s->engine = raidsim_engine_new (s->nmembers + 2);
+  /* A wake-up per model, the window, and the stream's if there is one. */
+  s->engine = raidsim_engine_new (s->nmembers + 2 + (s->bg != NULL));
   if (s->engine == NULL)
     goto nomem;
 
@@ -687,7 +784,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
   for (i = 0; i < s->nmembers; ++i) {
     const struct raidsim_device_config *dc = ac->devices[i];
-    struct member *m = &s->m[i];
+    struct sim_member *m = &s->m[i];
     char name[32];
 
     m->sim = s;
@@ -706,7 +803,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   raidsim_link_init (&s->uplink, "uplink", ac->ctl->uplink_bandwidth,
                      ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
   for (i = 0; i < s->nmembers; ++i) {
-    struct member *m = &s->m[i];
+    struct sim_member *m = &s->m[i];
 
     if (m->port.rate)
       m->path[m->npath++] = &m->port;
@@ -719,6 +816,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     goto err;
   raidsim_event_init (&s->ctl_wake, ctl_wake_fire);
   raidsim_event_init (&s->window_ev, window_opens);
+  raidsim_event_init (&s->bg_wake, bg_wake_fire);
   return s;
 
  nomem:
@@ -742,12 +840,18 @@ raidsim_sim_run (struct raidsim_sim *s)
   if (s->window_start > 0)
     schedule (s, &s->window_ev, s->window_start);
   start_group (s, 0, 0);
+  if (s->bg) {
+    raidsim_bg_start (s->bg, 0);
+    bg_kick (s, 0);
+  }
   raidsim_engine_run (s->engine);
   s->end = raidsim_engine_now (s->engine);
   if (s->end < s->window_start)
     s->end = s->window_start;
   for (i = 0; i < s->nmembers; ++i)
     member_account (s, &s->m[i], s->end);
+  if (s->bg)
+    raidsim_bg_finish (s->bg);
   return 0;
 }
 
@@ -827,6 +931,12 @@ raidsim_sim_window (const struct raidsim_sim *s, raidsim_ns *start,
 {
   *start = s->window_start;
   *end = s->end;
+}
+
+const struct raidsim_bg_result *
+raidsim_sim_sync (const struct raidsim_sim *s)
+{
+  return s->bg ? raidsim_bg_result (s->bg) : NULL;
 }
 
 uint64_t

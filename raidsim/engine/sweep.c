@@ -9,6 +9,7 @@
  * program on the same machine, so the records need no encoding).
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -21,13 +22,15 @@
 
 #include <json-c/json.h>
 
+#include "raidsim/background.h"
 #include "raidsim/config.h"
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
 #include "raidsim/sim.h"
 #include "raidsim/sweep.h"
 
-#define MAX_WORKERS 64
+#define MAX_WORKERS RAIDSIM_SWEEP_MAX_WORKERS
 
 static const char *const vary_names[] = {
   [RAIDSIM_VARY_NONE] = "",
@@ -54,7 +57,7 @@ parse_value (int vary, const char *s, uint64_t *v)
   case RAIDSIM_VARY_LEVEL: {
     int level;
 
-    if (raidsim_param_parse (&raidsim_array_params[0], s, &level) == -1)
+    if (raidsim_param_parse (&raidsim_array_keys[0], s, &level) == -1)
       return -1;
     *v = (uint64_t) (int64_t) level;
     return 0;
@@ -73,7 +76,9 @@ raidsim_sweep_parse_vary (struct raidsim_sweep *sw, const char *spec)
 {
   const char *eq = strchr (spec, '=');
   char list[1024], *tok, *save = NULL;
+  struct raidsim_vary_axis ax = { 0 };
   size_t n;
+  unsigned i;
   int v;
 
   n = eq ? (size_t) (eq - spec) : strlen (spec);
@@ -85,17 +90,30 @@ raidsim_sweep_parse_vary (struct raidsim_sweep *sw, const char *spec)
                        "level= and a comma-separated list", spec);
     return -1;
   }
-  sw->vary = v;
-  sw->nvalues = 0;
+  /* A second list for the same key would silently replace the first,
+   * or make a grid of a key against itself: neither is meant.
+   */
+  for (i = 0; i < sw->nvary; ++i)
+    if (sw->vary[i].key == v) {
+      raidsim_set_error ("--vary: %s: given twice; put all its values in "
+                         "one list (%s=A,B,C)", vary_names[v],
+                         vary_names[v]);
+      return -1;
+    }
+  if (sw->nvary == RAIDSIM_SWEEP_MAX_KEYS) {
+    raidsim_set_error ("--vary: more than %d keys", RAIDSIM_SWEEP_MAX_KEYS);
+    return -1;
+  }
+  ax.key = v;
   snprintf (list, sizeof list, "%s", eq + 1);
   for (tok = strtok_r (list, ",", &save); tok;
        tok = strtok_r (NULL, ",", &save)) {
-    if (sw->nvalues == RAIDSIM_SWEEP_MAX_VALUES) {
+    if (ax.nvalues == RAIDSIM_SWEEP_MAX_VALUES) {
       raidsim_set_error ("--vary: more than %d values",
                          RAIDSIM_SWEEP_MAX_VALUES);
       return -1;
     }
-    if (parse_value (v, tok, &sw->values[sw->nvalues]) == -1) {
+    if (parse_value (v, tok, &ax.values[ax.nvalues]) == -1) {
       raidsim_set_error ("--vary: %s: '%s' is not %s", vary_names[v], tok,
                          v == RAIDSIM_VARY_CHUNK ? "a size (4K, 128K, 1M)"
                          : v == RAIDSIM_VARY_LEVEL
@@ -103,23 +121,51 @@ raidsim_sweep_parse_vary (struct raidsim_sweep *sw, const char *spec)
                          : "a whole number above 0");
       return -1;
     }
-    sw->nvalues++;
+    ax.nvalues++;
   }
-  if (sw->nvalues == 0) {
+  if (ax.nvalues == 0) {
     raidsim_set_error ("--vary: %s: no values", vary_names[v]);
     return -1;
   }
+  sw->vary[sw->nvary++] = ax;
   return 0;
+}
+
+/* Runs per array: the product of the axes' lengths (1 with none). */
+static unsigned
+ncombos (const struct raidsim_sweep *sw)
+{
+  unsigned i, n = 1;
+
+  for (i = 0; i < sw->nvary; ++i)
+    n *= sw->vary[i].nvalues;
+  return n;
 }
 
 static unsigned
 nruns (const struct raidsim_sweep *sw)
 {
-  return sw->narrays * (sw->nvalues ? sw->nvalues : 1);
+  return sw->narrays * ncombos (sw);
 }
 
-/* Change the array as the sweep's parameter says.  The geometry then
- * judges the result, as it judges array files.
+/* Run number run's array and values: arrays change slowest, then the
+ * axes in the order given, the last fastest (as nested loops would).
+ */
+static unsigned
+run_values (const struct raidsim_sweep *sw, unsigned run, uint64_t *value)
+{
+  unsigned per = ncombos (sw), combo = run % per, i;
+
+  for (i = sw->nvary; i-- > 0;) {
+    value[i] = sw->vary[i].values[combo % sw->vary[i].nvalues];
+    combo /= sw->vary[i].nvalues;
+  }
+  return run / per;
+}
+
+/* Change the array as the sweep's parameters say.  The geometry then
+ * judges the result, and so do the checks of failed members and of a
+ * rebuild or resync, as they judge array files.
  */
 static int
 apply_vary (struct raidsim_array_config *ac, int vary, uint64_t v)
@@ -143,7 +189,8 @@ apply_vary (struct raidsim_array_config *ac, int vary, uint64_t v)
     for (i = ac->members; i < v; ++i)
       if (ac->devices[i] == NULL &&
           (ac->devices[i] =
-           raidsim_device_config_load (ac->devices[0]->path)) == NULL)
+           raidsim_device_config_load_from (ac->files,
+                                            ac->devices[0]->path)) == NULL)
         return -1;
     for (i = v; i < ac->members; ++i) {
       raidsim_device_config_free (ac->devices[i]);
@@ -154,17 +201,21 @@ apply_vary (struct raidsim_array_config *ac, int vary, uint64_t v)
   default:
     break;
   }
-  {
-    uint64_t sizes[RAID_MAX_MEMBERS];
-    struct raidsim_array_params ap;
-    struct raidsim_array *a;
-
-    raidsim_array_config_params (ac, sizes, &ap);
-    if ((a = raidsim_array_new (&ap)) == NULL)
-      return -1;
-    raidsim_array_free (a);
-  }
   return 0;
+}
+
+static int
+check_varied (struct raidsim_array_config *ac)
+{
+  uint64_t sizes[RAID_MAX_MEMBERS];
+  struct raidsim_array_params ap;
+  struct raidsim_array *a;
+
+  raidsim_array_config_params (ac, sizes, &ap);
+  if ((a = raidsim_array_new (&ap)) == NULL)
+    return -1;
+  raidsim_array_free (a);
+  return raidsim_sync_config_check (ac);
 }
 
 static void format_value (int vary, uint64_t v, char *buf, size_t len);
@@ -181,6 +232,44 @@ set_str (char *dst, size_t size, const char *src)
   dst[n] = '\0';
 }
 
+/* A job's name at another queue depth: the queue depth a name carries,
+ * "qd32" (fio's and cdm3's "4k-qd32-read") or "Q32T1" (cdm8's), at the
+ * start of a word, becomes depth, so a run at QD 2 is not reported as
+ * "4k-qd32-read".  A name that carries none is kept.
+ */
+void
+raidsim_sweep_job_name (const char *name, uint64_t depth, char *buf,
+                        size_t len)
+{
+  const char *s = name, *digits = NULL, *end = NULL;
+
+  for (; *s && digits == NULL; ++s) {
+    const char *d;
+
+    if (s != name && (isalnum ((unsigned char) s[-1])))
+      continue;
+    if (s[0] != 'q' && s[0] != 'Q')
+      continue;
+    d = s + 1;
+    if (*d == 'd' || *d == 'D')
+      d++;
+    if (!isdigit ((unsigned char) *d))
+      continue;
+    end = d;
+    while (isdigit ((unsigned char) *end))
+      end++;
+    /* qd32 ends the word; cdm8's Q32 is followed by T1. */
+    if (*end == '\0' || !isalnum ((unsigned char) *end) ||
+        ((*end == 'T' || *end == 't') && d == s + 1))
+      digits = d;
+  }
+  if (digits == NULL)
+    snprintf (buf, len, "%s", name);
+  else
+    snprintf (buf, len, "%.*s%" PRIu64 "%s", (int) (digits - name), name,
+              depth, end);
+}
+
 /* One run: its points in *pts (malloc'd).  Returns 0 or -1 with
  * raidsim_error () set.
  */
@@ -188,34 +277,53 @@ static int
 run_one (const struct raidsim_sweep *sw, unsigned run,
          struct raidsim_point **pts, unsigned *npts)
 {
-  unsigned per = sw->nvalues ? sw->nvalues : 1;
-  const char *path = sw->arrays[run / per];
-  uint64_t value = sw->nvalues ? sw->values[run % per] : 0;
+  uint64_t value[RAIDSIM_SWEEP_MAX_KEYS] = { 0 };
+  const char *path = sw->arrays[run_values (sw, run, value)];
+  uint64_t qd = 0;
   struct raidsim_array_config *ac;
   struct raidsim_jobfile *jf = NULL;
   struct raidsim_sim *s = NULL;
-  unsigned i, d;
+  unsigned i, d, k;
   int ret = -1;
 
   *pts = NULL;
   *npts = 0;
-  ac = raidsim_array_config_load (path);
+  ac = raidsim_array_config_load_from (sw->files, path);
   if (ac == NULL)
     return -1;
-  if (apply_vary (ac, sw->vary, value) == -1) {
-    char v[32];
+  for (k = 0; k < sw->nvary; ++k) {
+    if (sw->vary[k].key == RAIDSIM_VARY_QD)
+      qd = value[k];
+    if (apply_vary (ac, sw->vary[k].key, value[k]) == -1)
+      break;
+  }
+  if (k < sw->nvary || check_varied (ac) == -1) {
+    char with[256] = "";
+    size_t len = 0;
 
-    format_value (sw->vary, value, v, sizeof v);
-    raidsim_set_error ("%s with %s=%s: %s", path, vary_names[sw->vary], v,
+    for (k = 0; k < sw->nvary; ++k) {
+      char v[32];
+
+      format_value (sw->vary[k].key, value[k], v, sizeof v);
+      len += snprintf (with + len, sizeof with - len, "%s%s=%s",
+                       k ? " " : "", vary_names[sw->vary[k].key], v);
+      if (len >= sizeof with)
+        len = sizeof with - 1;
+    }
+    raidsim_set_error ("%s%s%s: %s", path, sw->nvary ? " with " : "", with,
                        raidsim_error ());
     goto out;
   }
   jf = raidsim_workload_load (sw->workload, raidsim_array_config_size (ac));
   if (jf == NULL)
     goto out;
-  if (sw->vary == RAIDSIM_VARY_QD)
+  if (qd || sw->qd_per_member)
     for (i = 0; i < jf->njobs; ++i) {
-      jf->jobs[i].iodepth = value;
+      uint64_t depth = qd ? qd : jf->jobs[i].iodepth;
+
+      if (sw->qd_per_member)
+        depth *= ac->members;
+      jf->jobs[i].iodepth = depth;
       jf->jobs[i].opt_line[RAIDSIM_FIO_IODEPTH] = jf->jobs[i].line;
     }
   if ((s = raidsim_sim_new (ac, jf, sw->seed)) == NULL ||
@@ -236,9 +344,20 @@ run_one (const struct raidsim_sweep *sw, unsigned run,
     if (r->job->hidden)
       continue;
     set_str (p->array, sizeof p->array, ac->name);
-    set_str (p->job, sizeof p->job, r->job->name);
-    p->vary = sw->vary;
-    p->value = value;
+    if (qd || sw->qd_per_member) {
+      char name[sizeof p->job + 32];
+
+      raidsim_sweep_job_name (r->job->name, r->job->iodepth, name,
+                              sizeof name);
+      set_str (p->job, sizeof p->job, name);
+    }
+    else
+      set_str (p->job, sizeof p->job, r->job->name);
+    p->nvary = sw->nvary;
+    for (k = 0; k < sw->nvary; ++k) {
+      p->vary[k] = sw->vary[k].key;
+      p->value[k] = value[k];
+    }
     p->rw = r->job->rw;
     p->bs = r->job->bs;
     p->iodepth = r->job->iodepth;
@@ -510,6 +629,58 @@ run_parallel (const struct raidsim_sweep *sw, unsigned workers,
   return ret;
 }
 
+/* A varied key that means nothing for every level an array runs at
+ * (its own, or the varied levels) would print identical rows: refused
+ * before any run.  With level varied too, the key need only mean
+ * something for one of the levels (chunk against level=0,1).
+ */
+static int
+check_meaningful (const struct raidsim_sweep *sw)
+{
+  const struct raidsim_vary_axis *levels = NULL;
+  unsigned a, k, i;
+
+  for (k = 0; k < sw->nvary; ++k)
+    if (sw->vary[k].key == RAIDSIM_VARY_LEVEL)
+      levels = &sw->vary[k];
+  for (a = 0; a < sw->narrays; ++a)
+    for (k = 0; k < sw->nvary; ++k) {
+      const char *key = vary_names[sw->vary[k].key], *why = NULL;
+      struct raidsim_array_config *ac;
+      char level[32];
+      int lv = 0;
+
+      if (sw->vary[k].key != RAIDSIM_VARY_CHUNK)
+        continue;
+      if (levels == NULL) {
+        if ((ac = raidsim_array_config_load_from (sw->files, sw->arrays[a]))
+            == NULL)
+          return -1;
+        lv = ac->level;
+        raidsim_array_config_free (ac);
+        why = raidsim_array_key_unused (lv, key);
+      }
+      else
+        for (i = 0, why = ""; i < levels->nvalues && why; ++i) {
+          lv = (int) (int64_t) levels->values[i];
+          why = raidsim_array_key_unused (lv, key);
+        }
+      if (why == NULL)
+        continue;
+      if (levels && levels->nvalues > 1) {
+        raidsim_set_error ("%s: --vary %s: means nothing for any of the "
+                           "levels varied", sw->arrays[a], key);
+        return -1;
+      }
+      format_value (RAIDSIM_VARY_LEVEL, (uint64_t) (int64_t) lv, level,
+                    sizeof level);
+      raidsim_set_error ("%s: --vary %s: means nothing for level %s (%s)",
+                         sw->arrays[a], key, level, why);
+      return -1;
+    }
+  return 0;
+}
+
 int
 raidsim_sweep_run (const struct raidsim_sweep *sw,
                    struct raidsim_sweep_result *res)
@@ -524,6 +695,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
     raidsim_set_error ("sweep: no array");
     return -1;
   }
+  if (check_meaningful (sw) == -1)
+    return -1;
   slots = calloc (total, sizeof *slots);
   if (slots == NULL) {
     raidsim_set_error ("sweep: %s", strerror (ENOMEM));
@@ -606,7 +779,7 @@ format_value (int vary, uint64_t v, char *buf, size_t len)
   case RAIDSIM_VARY_LEVEL: {
     int level = (int) (int64_t) v;
 
-    raidsim_param_format (&raidsim_array_params[0], &level, buf, len);
+    raidsim_param_format (&raidsim_array_keys[0], &level, buf, len);
     break;
   }
   case RAIDSIM_VARY_NONE:
@@ -617,29 +790,17 @@ format_value (int vary, uint64_t v, char *buf, size_t len)
   }
 }
 
-/* RFC 4180 quoting, only where needed. */
+/* One column per varied key, named by the key, after the array. */
 static void
-csv_string (FILE *fp, const char *s)
+report_csv (FILE *fp, const struct raidsim_sweep *sw,
+            const struct raidsim_sweep_result *res)
 {
-  if (strpbrk (s, ",\"\n") == NULL) {
-    fputs (s, fp);
-    return;
-  }
-  fputc ('"', fp);
-  for (; *s; ++s) {
-    if (*s == '"')
-      fputc ('"', fp);
-    fputc (*s, fp);
-  }
-  fputc ('"', fp);
-}
+  unsigned i, d, k;
 
-static void
-report_csv (FILE *fp, const struct raidsim_sweep_result *res)
-{
-  unsigned i, d;
-
-  fprintf (fp, "array,vary,value,job,rw,bs,iodepth,numjobs");
+  fprintf (fp, "array");
+  for (k = 0; k < sw->nvary; ++k)
+    fprintf (fp, ",%s", vary_names[sw->vary[k].key]);
+  fprintf (fp, ",job,rw,bs,iodepth,numjobs");
   for (d = 0; d < RAIDSIM_NDIRS; ++d)
     fprintf (fp, ",%s_ios,%s_iops,%s_bw_bytes,%s_lat_mean_ns,%s_lat_p99_ns",
              dir_names[d], dir_names[d], dir_names[d], dir_names[d],
@@ -649,10 +810,13 @@ report_csv (FILE *fp, const struct raidsim_sweep_result *res)
     const struct raidsim_point *p = &res->points[i];
     char value[32];
 
-    format_value (p->vary, p->value, value, sizeof value);
-    csv_string (fp, p->array);
-    fprintf (fp, ",%s,%s,", vary_names[p->vary], value);
-    csv_string (fp, p->job);
+    raidsim_csv_field (fp, p->array);
+    for (k = 0; k < p->nvary; ++k) {
+      format_value (p->vary[k], p->value[k], value, sizeof value);
+      fprintf (fp, ",%s", value);
+    }
+    fputc (',', fp);
+    raidsim_csv_field (fp, p->job);
     fprintf (fp, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64,
              raidsim_rw_name (p->rw), p->bs, p->iodepth, p->numjobs);
     for (d = 0; d < RAIDSIM_NDIRS; ++d)
@@ -677,31 +841,43 @@ report_json (FILE *fp, const struct raidsim_sweep *sw,
 {
   json_object *root = json_object_new_object ();
   json_object *arr = json_object_new_array ();
-  json_object *vals = json_object_new_array ();
-  unsigned i, d;
+  json_object *keys = json_object_new_array ();
+  json_object *vals = json_object_new_object ();
+  unsigned i, d, k;
 
   json_object_object_add (root, "workload",
                           json_object_new_string (sw->workload));
-  json_object_object_add (root, "vary",
-                          json_object_new_string (vary_names[sw->vary]));
-  for (i = 0; i < sw->nvalues; ++i) {
-    char v[32];
+  /* "vary": the keys in order; "values": each key's list.  Every
+   * point then has one member per key, as the CSV has a column.
+   */
+  for (k = 0; k < sw->nvary; ++k) {
+    json_object *list = json_object_new_array ();
 
-    format_value (sw->vary, sw->values[i], v, sizeof v);
-    json_object_array_add (vals, json_object_new_string (v));
+    json_object_array_add (keys, json_object_new_string
+                           (vary_names[sw->vary[k].key]));
+    for (i = 0; i < sw->vary[k].nvalues; ++i) {
+      char v[32];
+
+      format_value (sw->vary[k].key, sw->vary[k].values[i], v, sizeof v);
+      json_object_array_add (list, json_object_new_string (v));
+    }
+    json_object_object_add (vals, vary_names[sw->vary[k].key], list);
   }
+  json_object_object_add (root, "vary", keys);
   json_object_object_add (root, "values", vals);
   json_object_object_add (root, "seed", json_object_new_uint64 (sw->seed));
   for (i = 0; i < res->npoints; ++i) {
     const struct raidsim_point *p = &res->points[i];
     json_object *o = json_object_new_object ();
-    char v[32];
 
-    format_value (p->vary, p->value, v, sizeof v);
     json_object_object_add (o, "array", json_object_new_string (p->array));
-    json_object_object_add (o, "vary",
-                            json_object_new_string (vary_names[p->vary]));
-    json_object_object_add (o, "value", json_object_new_string (v));
+    for (k = 0; k < p->nvary; ++k) {
+      char v[32];
+
+      format_value (p->vary[k], p->value[k], v, sizeof v);
+      json_object_object_add (o, vary_names[p->vary[k]],
+                              json_object_new_string (v));
+    }
     json_object_object_add (o, "jobname", json_object_new_string (p->job));
     json_object_object_add (o, "rw",
                             json_object_new_string (raidsim_rw_name (p->rw)));
@@ -793,25 +969,28 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
                       const struct raidsim_sweep_result *res,
                       enum raidsim_format format)
 {
-  unsigned i, d;
+  unsigned i, d, k;
 
   switch (format) {
   case RAIDSIM_FORMAT_CSV:
-    report_csv (fp, res);
+    report_csv (fp, sw, res);
     break;
   case RAIDSIM_FORMAT_JSON:
     report_json (fp, sw, res);
     break;
   default:
     /* Side by side only when every array ran the same jobs. */
-    if (sw->vary == RAIDSIM_VARY_NONE && sw->narrays > 1 &&
+    if (sw->nvary == 0 && sw->narrays > 1 &&
         res->npoints % sw->narrays == 0) {
       report_side_by_side (fp, sw, res);
       break;
     }
-    fprintf (fp, "%-22s %8s %-24s %-9s %8s %5s %12s %10s %12s %10s %11s\n",
-             "array", sw->vary ? vary_names[sw->vary] : "", "job", "rw",
-             "bs", "qd", "read-IOPS", "read-MB/s", "write-IOPS",
+    /* One column per varied key (an empty one with none). */
+    fprintf (fp, "%-22s", "array");
+    for (k = 0; k < sw->nvary || k == 0; ++k)
+      fprintf (fp, " %8s", sw->nvary ? vary_names[sw->vary[k].key] : "");
+    fprintf (fp, " %-24s %-9s %8s %5s %12s %10s %12s %10s %11s\n",
+             "job", "rw", "bs", "qd", "read-IOPS", "read-MB/s", "write-IOPS",
              "write-MB/s", "mean-lat-us");
     for (i = 0; i < res->npoints; ++i) {
       const struct raidsim_point *p = &res->points[i];
@@ -819,15 +998,20 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
       double lat = 0;
       uint64_t n = 0;
 
-      format_value (p->vary, p->value, value, sizeof value);
+      fprintf (fp, "%-22.22s", p->array);
+      for (k = 0; k < p->nvary || k == 0; ++k) {
+        format_value (p->nvary ? p->vary[k] : RAIDSIM_VARY_NONE,
+                      p->value[k], value, sizeof value);
+        fprintf (fp, " %8s", value);
+      }
       raidsim_param_format_value (RAIDSIM_PT_SIZE, p->bs, bs, sizeof bs);
       for (d = 0; d < RAIDSIM_NDIRS; ++d) {
         lat += p->lat_mean[d] * p->ios[d];
         n += p->ios[d];
       }
-      fprintf (fp, "%-22.22s %8s %-24.24s %-9s %8s %5" PRIu64
+      fprintf (fp, " %-24.24s %-9s %8s %5" PRIu64
                " %12.1f %10.2f %12.1f %10.2f %11.1f\n",
-               p->array, value, p->job, raidsim_rw_name (p->rw), bs,
+               p->job, raidsim_rw_name (p->rw), bs,
                p->iodepth, p->iops[0], p->bw[0] / 1e6, p->iops[1],
                p->bw[1] / 1e6, n ? lat / n / 1e3 : 0);
     }

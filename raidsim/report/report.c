@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/report.h"
 
@@ -49,9 +50,8 @@ raidsim_result_bw (const struct raidsim_job_result *r, enum raidsim_dir dir)
   return t ? (double) r->dir[dir].bytes * 1e9 / t : 0;
 }
 
-/* The direction a job moves data in, for one-figure summaries. */
-static enum raidsim_dir
-job_dir (const struct raidsim_job *j)
+enum raidsim_dir
+raidsim_job_dir (const struct raidsim_job *j)
 {
   return j->rw == RAIDSIM_RW_WRITE || j->rw == RAIDSIM_RW_RANDWRITE
     ? RAIDSIM_WRITE : RAIDSIM_READ;
@@ -74,7 +74,7 @@ raidsim_result_surface (const struct raidsim_sim *s, double *min,
 
     if (r->job->hidden)
       continue;
-    bw = raidsim_result_bw (r, job_dir (r->job));
+    bw = raidsim_result_bw (r, raidsim_job_dir (r->job));
     if (n == 0 || bw < *min)
       *min = bw;
     if (n == 0 || bw > *max)
@@ -97,6 +97,29 @@ has_dir (const struct raidsim_job_result *r, enum raidsim_dir dir)
   if (dir == RAIDSIM_READ)
     return rw != RAIDSIM_RW_WRITE && rw != RAIDSIM_RW_RANDWRITE;
   return rw != RAIDSIM_RW_READ && rw != RAIDSIM_RW_RANDREAD;
+}
+
+/* The members in mask, as "1" or "0,2". */
+static void
+member_list (uint32_t mask, char *buf, size_t len)
+{
+  size_t n = 0;
+  unsigned i;
+
+  buf[0] = '\0';
+  for (i = 0; i < 32 && n < len; ++i)
+    if (mask & (UINT32_C (1) << i))
+      n += snprintf (buf + n, len - n, "%s%u", n ? "," : "", i);
+}
+
+/* "rebuild of member 1", "resync", "check". */
+static void
+sync_name (const struct raidsim_bg_result *r, char *buf, size_t len)
+{
+  if (r->action == RAIDSIM_SYNC_REBUILD)
+    snprintf (buf, len, "rebuild of member %d", r->member);
+  else
+    snprintf (buf, len, "%s", raidsim_sync_action_name (r->action));
 }
 
 /* ---- JSON ---- */
@@ -197,9 +220,48 @@ job_object (const struct raidsim_job_result *r)
   return o;
 }
 
+/* The background stream: what it is, its limits, how far it got and
+ * how long the rest would take at its mean rate.
+ */
+static json_object *
+sync_object (const struct raidsim_sim *s, const struct raidsim_bg_result *r)
+{
+  const struct raidsim_array_config *ac = raidsim_sim_array (s);
+  json_object *o = json_object_new_object ();
+  raidsim_ns eta = raidsim_bg_eta (r);
+
+  json_object_object_add (o, "action", json_object_new_string
+                          (raidsim_sync_action_name (r->action)));
+  if (r->member >= 0)
+    json_object_object_add (o, "member", json_object_new_int (r->member));
+  json_object_object_add (o, "speed_limit_min", juint (ac->speed_limit_min));
+  json_object_object_add (o, "speed_limit_max", juint (ac->speed_limit_max));
+  json_object_object_add (o, "throttle", json_object_new_string
+                          (raidsim_sync_throttle_enums[ac->sync_throttle].name));
+  json_object_object_add (o, "total_bytes", juint (r->total));
+  json_object_object_add (o, "done_bytes", juint (r->done));
+  json_object_object_add (o, "complete", json_object_new_boolean (r->complete));
+  json_object_object_add (o, "start_ns", juint (r->start));
+  json_object_object_add (o, "end_ns", juint (r->end));
+  json_object_object_add (o, "bw_bytes", jdouble (raidsim_bg_rate (r)));
+  if (eta == RAIDSIM_NEVER)
+    json_object_object_add (o, "eta_ns", NULL);
+  else
+    json_object_object_add (o, "eta_ns", juint (eta));
+  json_object_object_add (o, "busy_ns", juint (r->busy));
+  json_object_object_add (o, "requests", juint (r->units));
+  json_object_object_add (o, "read_ios", juint (r->ios[RAIDSIM_READ]));
+  json_object_object_add (o, "write_ios", juint (r->ios[RAIDSIM_WRITE]));
+  json_object_object_add (o, "read_bytes", juint (r->bytes[RAIDSIM_READ]));
+  json_object_object_add (o, "write_bytes", juint (r->bytes[RAIDSIM_WRITE]));
+  json_object_object_add (o, "lat_ns", lat_object (&r->lat, true));
+  return o;
+}
+
 static int
 report_json (FILE *fp, const struct raidsim_sim *s)
 {
+  const struct raidsim_bg_result *sync = raidsim_sim_sync (s);
   const struct raidsim_array_config *ac = raidsim_sim_array (s);
   json_object *root = json_object_new_object ();
   json_object *arr = json_object_new_object ();
@@ -217,7 +279,7 @@ report_json (FILE *fp, const struct raidsim_sim *s)
 
   json_object_object_add (arr, "name", json_object_new_string (ac->name));
   json_object_object_add (arr, "file", json_object_new_string (ac->path));
-  raidsim_param_format (&raidsim_array_params[0], &ac->level, buf, sizeof buf);
+  raidsim_param_format (&raidsim_array_keys[0], &ac->level, buf, sizeof buf);
   json_object_object_add (arr, "level", json_object_new_string (buf));
   json_object_object_add (arr, "members", juint (ac->members));
   json_object_object_add (arr, "chunk", juint (ac->chunk));
@@ -226,6 +288,14 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   json_object_object_add (arr, "size", juint (raidsim_sim_array_size (s)));
   json_object_object_add (arr, "controller",
                           json_object_new_string (ac->ctl->path));
+  if (ac->failed_mask) {
+    json_object *f = json_object_new_array ();
+
+    for (i = 0; i < ac->members; ++i)
+      if (ac->failed_mask & (UINT32_C (1) << i))
+        json_object_array_add (f, json_object_new_int (i));
+    json_object_object_add (arr, "failed", f);
+  }
   json_object_object_add (root, "array", arr);
 
   for (i = 0; i < raidsim_sim_njobs (s); ++i)
@@ -247,6 +317,16 @@ report_json (FILE *fp, const struct raidsim_sim *s)
     json_object_object_add (d, "write_ios", juint (m->ios[RAIDSIM_WRITE]));
     json_object_object_add (d, "read_bytes", juint (m->bytes[RAIDSIM_READ]));
     json_object_object_add (d, "write_bytes", juint (m->bytes[RAIDSIM_WRITE]));
+    if (sync) {
+      json_object_object_add (d, "sync_read_ios",
+                              juint (m->bg_ios[RAIDSIM_READ]));
+      json_object_object_add (d, "sync_write_ios",
+                              juint (m->bg_ios[RAIDSIM_WRITE]));
+      json_object_object_add (d, "sync_read_bytes",
+                              juint (m->bg_bytes[RAIDSIM_READ]));
+      json_object_object_add (d, "sync_write_bytes",
+                              juint (m->bg_bytes[RAIDSIM_WRITE]));
+    }
     json_object_object_add (d, "util",
                             jdouble (span ? 100.0 * m->busy / span : 0));
     json_object_object_add (d, "avg_queue",
@@ -297,6 +377,8 @@ report_json (FILE *fp, const struct raidsim_sim *s)
       json_object_object_add (root, "surface", o);
     }
   }
+  if (sync)
+    json_object_object_add (root, "sync", sync_object (s, sync));
   json_object_object_add (root, "window_start_ns", juint (w0));
   json_object_object_add (root, "window_end_ns", juint (w1));
   json_object_object_add (root, "events", juint (raidsim_sim_events (s)));
@@ -311,31 +393,51 @@ report_json (FILE *fp, const struct raidsim_sim *s)
 
 /* ---- CSV ---- */
 
-/* Quote a field only if it needs it (RFC 4180). */
+/* The latency columns of a CSV row, from min to max. */
 static void
-csv_string (FILE *fp, const char *s)
+csv_lat (FILE *fp, const struct raidsim_histogram *h)
 {
-  if (strpbrk (s, ",\"\n") == NULL) {
-    fputs (s, fp);
-    return;
-  }
-  fputc ('"', fp);
-  for (; *s; ++s) {
-    if (*s == '"')
-      fputc ('"', fp);
-    fputc (*s, fp);
-  }
-  fputc ('"', fp);
+  fprintf (fp, "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+           PRIu64, raidsim_hist_min (h), raidsim_hist_mean (h),
+           raidsim_hist_percentile (h, 50), raidsim_hist_percentile (h, 95),
+           raidsim_hist_percentile (h, 99), raidsim_hist_max (h));
+}
+
+/* With a background stream, one more row: its sync requests as the
+ * I/Os, its progress as the bytes, and two more columns, the bytes it
+ * had to do in all and the time the rest would take at its mean rate.
+ */
+static void
+csv_sync (FILE *fp, const struct raidsim_sim *s,
+          const struct raidsim_bg_result *r)
+{
+  raidsim_ns t = r->end - r->start, eta = raidsim_bg_eta (r);
+  char job[64];
+
+  if (r->action == RAIDSIM_SYNC_REBUILD)
+    snprintf (job, sizeof job, "rebuild-member%d", r->member);
+  else
+    snprintf (job, sizeof job, "%s", raidsim_sync_action_name (r->action));
+  raidsim_csv_field (fp, raidsim_sim_array (s)->name);
+  fprintf (fp, ",%s,sync,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,",
+           job, r->units, r->done, t, t ? r->units * 1e9 / t : 0,
+           raidsim_bg_rate (r));
+  csv_lat (fp, &r->lat);
+  fprintf (fp, ",%" PRIu64 ",", r->total);
+  if (eta != RAIDSIM_NEVER)
+    fprintf (fp, "%" PRIu64, eta);
+  fprintf (fp, "\n");
 }
 
 static int
 report_csv (FILE *fp, const struct raidsim_sim *s)
 {
+  const struct raidsim_bg_result *sync = raidsim_sim_sync (s);
   unsigned i, d;
 
   fprintf (fp, "array,job,direction,ios,bytes,runtime_ns,iops,bw_bytes,"
            "lat_min_ns,lat_mean_ns,lat_p50_ns,lat_p95_ns,lat_p99_ns,"
-           "lat_max_ns\n");
+           "lat_max_ns%s\n", sync ? ",total_bytes,eta_ns" : "");
   for (i = 0; i < raidsim_sim_njobs (s); ++i) {
     const struct raidsim_job_result *r = raidsim_sim_job (s, i);
 
@@ -346,35 +448,88 @@ report_csv (FILE *fp, const struct raidsim_sim *s)
 
       if (!has_dir (r, d))
         continue;
-      csv_string (fp, raidsim_sim_array (s)->name);
+      raidsim_csv_field (fp, raidsim_sim_array (s)->name);
       fputc (',', fp);
-      csv_string (fp, r->job->name);
-      fprintf (fp, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,"
-               "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-               "\n",
+      raidsim_csv_field (fp, r->job->name);
+      fprintf (fp, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%.6f,",
                dir_names[d], r->dir[d].ios, r->dir[d].bytes, elapsed (r),
-               raidsim_result_iops (r, d), raidsim_result_bw (r, d),
-               raidsim_hist_min (h), raidsim_hist_mean (h),
-               raidsim_hist_percentile (h, 50), raidsim_hist_percentile (h, 95),
-               raidsim_hist_percentile (h, 99), raidsim_hist_max (h));
+               raidsim_result_iops (r, d), raidsim_result_bw (r, d));
+      csv_lat (fp, h);
+      fprintf (fp, "%s\n", sync ? ",," : "");
     }
   }
+  if (sync)
+    csv_sync (fp, s, sync);
   return 0;
 }
 
 /* ---- table ---- */
 
+/* A time for people: "850 ms", "12.5 s", "3.4 h". */
+static void
+human_time (raidsim_ns t, char *buf, size_t len)
+{
+  double sec = t / 1e9;
+
+  if (t == RAIDSIM_NEVER)
+    snprintf (buf, len, "forever");
+  else if (sec < 1)
+    snprintf (buf, len, "%.1f ms", sec * 1e3);
+  else if (sec < 600)
+    snprintf (buf, len, "%.1f s", sec);
+  else if (sec < 36000)
+    snprintf (buf, len, "%.1f min", sec / 60);
+  else
+    snprintf (buf, len, "%.1f h", sec / 3600);
+}
+
+static void
+table_sync (FILE *fp, const struct raidsim_array_config *ac,
+            const struct raidsim_bg_result *r)
+{
+  const struct raidsim_histogram *h = &r->lat;
+  raidsim_ns t = r->end - r->start;
+  char name[64], lo[32], hi[32], total[32], rest[32];
+
+  sync_name (r, name, sizeof name);
+  raidsim_param_format_value (RAIDSIM_PT_SIZE, r->total, total, sizeof total);
+  human_time (raidsim_bg_eta (r), rest, sizeof rest);
+  snprintf (lo, sizeof lo, "%.2f MB/s", ac->speed_limit_min / 1e6);
+  if (ac->speed_limit_max)
+    snprintf (hi, sizeof hi, "%.2f MB/s", ac->speed_limit_max / 1e6);
+  else
+    snprintf (hi, sizeof hi, "unlimited");
+  fprintf (fp, "\n%s: %.2f MB in %.3f ms, %.2f MB/s mean (limits %s to "
+           "%s, throttle %s; array busy %.1f%% of the time)\n",
+           name, r->done / 1e6, t / 1e6, raidsim_bg_rate (r) / 1e6, lo, hi,
+           raidsim_sync_throttle_enums[ac->sync_throttle].name,
+           t ? 100.0 * r->busy / t : 0);
+  if (r->complete)
+    fprintf (fp, "  complete: all %s bytes done\n", total);
+  else
+    fprintf (fp, "  %.4f%% of %s bytes done; the rest would take %s at "
+             "that rate\n", r->total ? 100.0 * r->done / r->total : 0,
+             total, rest);
+  fprintf (fp, "  %" PRIu64 " sync requests (%" PRIu64 " reads, %" PRIu64
+           " writes), latency us: min %.3f, mean %.3f, p50 %.3f, p99 %.3f, "
+           "max %.3f\n", r->units, r->ios[RAIDSIM_READ],
+           r->ios[RAIDSIM_WRITE], raidsim_hist_min (h) / 1e3,
+           raidsim_hist_mean (h) / 1e3, raidsim_hist_percentile (h, 50) / 1e3,
+           raidsim_hist_percentile (h, 99) / 1e3, raidsim_hist_max (h) / 1e3);
+}
+
 static int
 report_table (FILE *fp, const struct raidsim_sim *s)
 {
   const struct raidsim_array_config *ac = raidsim_sim_array (s);
+  const struct raidsim_bg_result *sync = raidsim_sim_sync (s);
   raidsim_ns w0, w1;
   char level[32], size[32], chunk[32];
   unsigned i, d;
   bool scan;
 
   raidsim_sim_window (s, &w0, &w1);
-  raidsim_param_format (&raidsim_array_params[0], &ac->level,
+  raidsim_param_format (&raidsim_array_keys[0], &ac->level,
                         level, sizeof level);
   raidsim_param_format_value (RAIDSIM_PT_SIZE, raidsim_sim_array_size (s),
                               size, sizeof size);
@@ -387,6 +542,15 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     fprintf (fp, ", read-policy %s", raidsim_read_policy_name (ac->read_policy));
   fprintf (fp, ", %s bytes, controller %s (seed %" PRIu64 ")\n",
            size, ac->ctl->model, raidsim_sim_seed (s));
+  if (ac->failed_mask) {
+    char list[128];
+
+    member_list (ac->failed_mask, list, sizeof list);
+    fprintf (fp, "degraded: member%s %s failed\n",
+             ac->failed_mask & (ac->failed_mask - 1) ? "s" : "", list);
+  }
+  if (sync)
+    table_sync (fp, ac, sync);
 
   /* A surface scan is read as one figure, HD Tune's: min, max and
    * average, then the rate at each point, start of the array first;
@@ -407,7 +571,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
         if (r->job->hidden)
           continue;
         fprintf (fp, "%s%7.1f", k % 10 ? "" : (k ? "\n  " : "  "),
-                 raidsim_result_bw (r, job_dir (r->job)) / 1e6);
+                 raidsim_result_bw (r, raidsim_job_dir (r->job)) / 1e6);
         k++;
       }
       fprintf (fp, "\n");
@@ -443,17 +607,25 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     }
   }
 
-  fprintf (fp, "\n%-7s %10s %10s %7s %9s %9s  %s\n", "member", "read-ios",
-           "write-ios", "util%", "avg-queue", "max-queue", "device");
+  fprintf (fp, "\n%-7s %10s %10s %7s %9s %9s", "member", "read-ios",
+           "write-ios", "util%", "avg-queue", "max-queue");
+  if (sync)
+    fprintf (fp, " %10s %11s", "sync-reads", "sync-writes");
+  fprintf (fp, "  %s\n", "device");
   for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
     const struct raidsim_member_result *m = raidsim_sim_member (s, i);
     double span = w1 > w0 ? (double) (w1 - w0) : 0;
 
-    fprintf (fp, "%-7u %10" PRIu64 " %10" PRIu64 " %7.2f %9.2f %9u  %s\n",
+    fprintf (fp, "%-7u %10" PRIu64 " %10" PRIu64 " %7.2f %9.2f %9u",
              i, m->ios[RAIDSIM_READ], m->ios[RAIDSIM_WRITE],
              span ? 100.0 * m->busy / span : 0,
-             span ? (double) m->queue_area / span : 0, m->max_queue,
-             ac->devices[i]->path);
+             span ? (double) m->queue_area / span : 0, m->max_queue);
+    if (sync)
+      fprintf (fp, " %10" PRIu64 " %11" PRIu64, m->bg_ios[RAIDSIM_READ],
+               m->bg_ios[RAIDSIM_WRITE]);
+    fprintf (fp, "  %s%s\n", ac->devices[i]->path,
+             ac->failed_mask & (UINT32_C (1) << i) ? " (failed)"
+             : ac->rebuild_mask & (UINT32_C (1) << i) ? " (rebuilt)" : "");
   }
   for (i = 0; i < raidsim_sim_nlinks (s); ++i) {
     const struct raidsim_link *l = raidsim_sim_link (s, i);

@@ -61,8 +61,8 @@ bad ()
     fail "$*: want exactly one line on stderr, got:"; sed 's/^/    /' err
   elif ! grep -qw -- "$param" err; then
     fail "$*: the error does not name '$param': $(cat err)"
-  elif ! fingerprint | cmp -s before -; then
-    fail "$*: a member file changed:"; fingerprint | diff before - || true
+  elif ! fingerprint >after || ! cmp -s before after; then
+    fail "$*: a member file changed:"; diff before after || true
   else
     echo "ok: $param: $* -> $(cat err)"
   fi

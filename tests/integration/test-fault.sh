@@ -16,9 +16,12 @@
 # R: write the data with no fault, then create PATH and read everything
 #    back with read-policy=first, which sends reads to member 0 first:
 #    the failed reads must be retried on the other copy, the client sees
-#    no error, and the data read back is equal.  The reads are of 1M, so
-#    that on the RAID 10 a failed read of member 0 carries several
-#    pieces (a run), which the plugin retries piece by piece.
+#    no error, and the data read back is equal.  On the RAID 10 the first
+#    read is one 1M request alone (tests/lib/nbd-io), so that member 0's
+#    share of it is one read carrying several pieces (a run), which the
+#    plugin must retry piece by piece, each piece's failure logged: alone,
+#    because once any request's repair has failed member 0, no other
+#    request reads it, and a request that found it failed logs nothing.
 # E: the same on a RAID 0, which has no other copy: the read must fail.
 # Skips (77) if FUSE, nbdfuse or nbdcopy is missing; needs no root.
 #
@@ -31,18 +34,21 @@
 #
 # Run: meson test -C build fault
 #  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        CHECK_MEMBERS=build/tests/lib/check-members tests/integration/test-fault.sh
+#        CHECK_MEMBERS=build/tests/lib/check-members \
+#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-fault.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
+NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
 
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
 [ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
+[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
 command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
 
 tmp=$(mktemp -d /var/tmp/raidsim-fault.XXXXXX)
@@ -121,11 +127,11 @@ scenario_w ()
   fi
   injected "$d" pwrite ||
     die "W, RAID $level: no write ever failed on member 0"
-  if ! grep -i 'failed' "$d/nbdkit.log" | grep -qi 'degraded'; then
+  if ! grep -q 'member 0 (.*) failed on .*; array is degraded' "$d/nbdkit.log"; then
     cat "$d/nbdkit.log"
     die "W, RAID $level: the plugin did not log member 0 as failed/degraded"
   fi
-  say "plugin log: $(grep -i 'degraded' "$d/nbdkit.log" | head -n 1)"
+  say "plugin log: $(grep -m 1 -i 'degraded' "$d/nbdkit.log")"
 
   nbdcopy "$(uri "$d/sock")" "$d/out.img"
   truncate -s "$(stat -c %s "$data")" "$d/out.img"
@@ -156,28 +162,40 @@ scenario_r ()
 
   touch "$FAIL"
   drop_page_cache "$d/bad/m"
-  # 1M requests: on the RAID 10, member 0 holds 4 of each request's 8
-  # chunks, in consecutive rows, so it gets one read of 4 pieces; when
-  # that fails the plugin must read the pieces again one by one and
-  # then from the other copy.
+  if [ "$level" = 10 ]; then
+    # Array bytes [0, 1M) alone: member 0 holds chunks 0, 2, 4 and 6 of
+    # them, in rows 0 to 3, so it gets one read of 4 pieces at member
+    # offset 0.  When that fails the plugin must read each piece again
+    # on its own, and each fails and is logged with its offset (member 0
+    # is not failed yet: only the repair after this can fail it), before
+    # the other copy is read.  Member offsets 128K to 384K start inside
+    # the run: only a piece-by-piece retry names them.
+    if ! echo "r 0 1048576" | "$NBD_IO" "$(uri "$d/sock")"; then
+      cat "$d/nbdkit.log"
+      die "R, RAID 10: reading array bytes [0, 1M) failed: the client saw an error"
+    fi
+    local off
+    for off in 0 131072 262144 393216; do
+      if ! grep -q "pread: member 0 .* at offset $off: .*reading another copy" \
+           "$d/nbdkit.log"; then
+        cat "$d/nbdkit.log"
+        die "R, RAID 10: a failed run of pieces was not retried piece by" \
+            "piece (no failed read of member 0 at offset $off logged)"
+      fi
+    done
+  fi
+  # 1M requests, many at once: the failed reads are retried on the
+  # other copy (on the RAID 10, member 0 may already be failed by now).
   if ! nbdcopy --request-size=1048576 "$(uri "$d/sock")" "$d/out.img"; then
     cat "$d/nbdkit.log"
     die "R, RAID $level: reading back failed: the client saw an error"
   fi
   injected "$d" pread ||
     die "R, RAID $level: no read reached the failing member (page cache?)"
-  # Member 0's second piece of the first request starts at member offset
-  # 128K, inside its run: only a piece-by-piece retry names it.
-  if [ "$level" = 10 ] &&
-     ! grep -q 'pread: member 0 .* at offset 131072: .*reading another copy' \
-          "$d/nbdkit.log"; then
-    cat "$d/nbdkit.log"
-    die "R, RAID 10: a failed run of pieces was not retried piece by piece"
-  fi
   truncate -s "$(stat -c %s "$data")" "$d/out.img"
   cmp "$data" "$d/out.img" ||
     die "R, RAID $level: the array reads back different data"
-  grep -i 'member' "$d/nbdkit.log" | head -n 3 | sed "s|^|$RAIDSIM_PROG:   plugin log: |"
+  grep -m 3 -i 'member' "$d/nbdkit.log" | sed "s|^|$RAIDSIM_PROG:   plugin log: |"
   stop_pid "$SERVE_PID"
   check_survivors "$d" "$level" "$n" "$data"
   fuse_detach "$d/bad" "$FUSE_PID"

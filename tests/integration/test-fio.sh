@@ -265,7 +265,7 @@ run_case ()
   if [ "$rc" -ne 0 ]; then
     fail "$name: fio against the plugin exited with $rc (verify errors, if any, below)"
     head -n 20 "$d/fio.err"
-    grep -i 'error\|fail' "$d/nbdkit.log" | head -n 10 || true
+    grep -m 10 -i 'error\|fail' "$d/nbdkit.log" || true
     return
   fi
   ok "$name: fio wrote both regions through the plugin and verified them on read-back"
@@ -309,7 +309,7 @@ EOF
     ok "$name: every member holds its share of fio's data byte for byte"
   else
     fail "$name: the members do not hold what the layout says:"
-    sed 's/^/    /' "$d/check.out" | head -n 15
+    sed -n '1,15s/^/    /p' "$d/check.out"
   fi
 
   # The three agree on the array and on what was asked.

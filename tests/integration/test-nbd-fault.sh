@@ -23,7 +23,8 @@
 #    plugin has connected to its members at config time: the connections
 #    must survive the fork, and a copy in and out must be exact.
 # D: members that must be refused at config time with one error line:
-#    the same export spelled twice (localhost and 127.0.0.1; a relative
+#    the same export spelled twice (localhost and 127.0.0.1, skipped with
+#    a message where localhost does not resolve to 127.0.0.1; a relative
 #    and an absolute socket path), a server that is not there, and a URI
 #    that libnbd cannot use.
 # Skips (77) if nbdkit's file plugin or nbdcopy is missing.
@@ -119,14 +120,14 @@ kill_victim ()
 logged_failed ()
 {
   local d=$1
-  if ! grep 'member 0 (nbd://' "$d/nbdkit.log" | grep 'failed' |
-       grep -q 'degraded'; then
+  if ! grep -q 'member 0 (nbd://.*) failed on .*; array is degraded' \
+       "$d/nbdkit.log"; then
     cat "$d/nbdkit.log"
     die "the plugin did not log member 0 as failed/degraded"
   fi
   grep -q 'member 0 (nbd://.*NBD connection is lost' "$d/nbdkit.log" ||
     die "the plugin did not log that member 0's NBD connection was lost"
-  grep -E 'member 0 .*(failed|lost)' "$d/nbdkit.log" | head -n 2 |
+  grep -m 2 -E 'member 0 .*(failed|lost)' "$d/nbdkit.log" |
     sed "s|^|$RAIDSIM_PROG:   plugin log: |"
 }
 
@@ -266,8 +267,19 @@ scenario_d ()
   say "D: NBD members refused at config time"
   setup "$d" 2 1M
   port=${MEMBERS[0]##*:}
-  refused "$d" "one export as localhost and 127.0.0.1" "same export" \
-    level=1 "nbd://127.0.0.1:$port" "nbd://localhost:$port"
+  # The name localhost must lead to the server on 127.0.0.1, which a
+  # fresh machine without that line in /etc/hosts does not have.  libnbd
+  # resolves it with getaddrinfo, as getent ahosts does.
+  local addrs
+  addrs=$(getent ahosts localhost 2>/dev/null) || addrs=""
+  if [[ $'\n'$addrs =~ $'\n'127\.0\.0\.1[[:space:]] ]]; then
+    refused "$d" "one export as localhost and 127.0.0.1" "same export" \
+      level=1 "nbd://127.0.0.1:$port" "nbd://localhost:$port"
+  else
+    say "D: SKIP one export as localhost and 127.0.0.1: localhost does" \
+        "not resolve to 127.0.0.1 here (getent ahosts localhost:" \
+        "${addrs:-nothing})"
+  fi
   # A relative socket path is relative to nbdkit's working directory.
   cd "$d"
   refused "$d" "one socket by relative and absolute path" "same export" \

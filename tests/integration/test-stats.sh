@@ -14,8 +14,10 @@
 #   - the one-line-per-member summary on stderr at exit says the same;
 #   - latency histograms hold one sample per op, and
 #     min <= p50 <= p95 <= p99 <= max;
-#   - max_inflight never passes max-inflight=N, and passes 1 under a
-#     concurrent load;
+#   - max_inflight never passes max-inflight=N under a QD32 load; and,
+#     with a member whose server is stopped so that its I/Os cannot
+#     finish, it reaches N exactly, and the array's counts every request
+#     waiting in the plugin;
 #   - SIGUSR1 sent during a busy workload rewrites the file, with counts
 #     that only grow and stay within what the workload sends;
 #   - a RAID 1 member that fails (an NBD member behind nbdkit's error
@@ -270,7 +272,7 @@ compare ()
             "$flat" "$expected")
   if [ -n "$bad" ]; then
     fail "$what"
-    printf '%s\n' "$bad" | head -n 20
+    sed -n '1,20p' <<<"$bad"
   else
     ok "$what ($(wc -l <"$expected") figures)"
   fi
@@ -308,7 +310,7 @@ check_latency ()
   ' "$flat")
   if [ -n "$bad" ]; then
     fail "$what: latency figures"
-    printf '%s\n' "$bad" | head -n 20
+    sed -n '1,20p' <<<"$bad"
   else
     ok "$what: latency counts and min <= p50 <= p95 <= p99 <= max"
   fi
@@ -610,7 +612,10 @@ finish "RAID 0 in zones" 3 "$DIR/final.want"
 # ---- max-inflight, under a QD32 load, with both engines -----------------
 
 # 4000 random 4K reads at depth 32 over one connection (nbdkit's 16
-# threads serve it).
+# threads serve it).  On members this fast, whether two I/Os of one
+# member overlap at all is up to the scheduler, so this checks only that
+# none has more than 2 out; that the limit is reached, and overlap
+# counted, is forced below with a member whose server is stopped.
 for io in uring threads; do
   if [ "$io" = uring ] && [ "$auto_io" != uring ]; then
     say "io_uring is not available here: io=uring not tested"
@@ -627,21 +632,71 @@ for io in uring threads; do
   top=0 bad=""
   for m in 0 1 2 3; do
     mi=$(value "$DIR/final.flat" "members.$m.max_inflight")
-    [ "$mi" -le 2 ] || bad+=" member $m: $mi;"
+    [ "$mi" -ge 1 ] && [ "$mi" -le 2 ] || bad+=" member $m: $mi;"
     [ "$mi" -le "$top" ] || top=$mi
   done
-  if [ -z "$bad" ] && [ "$top" = 2 ]; then
-    ok "io=$io: max_inflight of every member <= max-inflight=2, and reached it"
+  if [ -z "$bad" ]; then
+    ok "io=$io: max_inflight of every member <= max-inflight=2 (highest $top; array $(value "$DIR/final.flat" array.max_inflight))"
   else
-    fail "io=$io: max-inflight=2, members' max_inflight:$bad highest $top"
-  fi
-  a=$(value "$DIR/final.flat" array.max_inflight)
-  if [ "$a" -gt 1 ]; then
-    ok "io=$io: array max_inflight $a > 1 under QD32"
-  else
-    fail "io=$io: array max_inflight $a under QD32"
+    fail "io=$io: max-inflight=2, members' max_inflight:$bad"
   fi
 done
+
+# ---- max-inflight reached: a member whose server is stopped -------------
+
+# Member 3 is an NBD export whose nbdkit is stopped (SIGSTOP) before six
+# reads of member 3 are sent at once, so none of them can finish: every
+# one stays in the plugin, two hold member 3's two slots and four wait
+# for one.  The test waits until SIGUSR1 shows exactly that (six in the
+# array, two out on member 3), gives the plugin half a second in which a
+# plugin that ignored the limit would send more, and lets the server go
+# on.  The overlap is forced, not hoped for: member 3's max_inflight
+# must be 2 exactly, and the array's 6.
+say "RAID 0, 4 members, member 3 an NBD export whose server is stopped, max-inflight=2"
+mkdir -p "$tmp/stalled"
+for i in 0 1 2 3; do
+  truncate -s "$MEMBER_SIZE" "$tmp/stalled/m$i.img"
+done
+serve "$tmp/stalled/m3.sock" "$tmp/stalled/m3.log" \
+  file "$tmp/stalled/m3.img"
+m3_server=$SERVE_PID
+# Registered after serve's stop_pid, so run before it: a stopped nbdkit
+# would not act on stop_pid's SIGTERM.
+at_exit kill -CONT "$m3_server"
+start_array stalled level=0 chunk=64K max-inflight=2 \
+  "$tmp/stalled/m0.img" "$tmp/stalled/m1.img" "$tmp/stalled/m2.img" \
+  "nbd+unix:///?socket=$tmp/stalled/m3.sock"
+# Array chunk 4k + 3 is on member 3, at row k.
+for k in 0 1 2 3 4 5; do
+  echo "r $(( (4 * k + 3) * 64 * KiB )) 4096"
+done >"$DIR/requests"
+kill -STOP "$m3_server"
+run_client 6 "$DIR/requests"
+stalled=no
+for (( try = 0; try < 300; try++ )); do
+  snapshot "$DIR/stalled.flat"
+  if [ "$(value "$DIR/stalled.flat" array.max_inflight)" -ge 6 ] &&
+     [ "$(value "$DIR/stalled.flat" members.3.max_inflight)" -ge 2 ]; then
+    stalled=yes
+    break
+  fi
+  sleep 0.1
+done
+sleep 0.5
+snapshot "$DIR/stalled.flat"
+kill -CONT "$m3_server"
+if [ "$stalled" = yes ] &&
+   [ "$(value "$DIR/stalled.flat" array.ops.read)" = 0 ]; then
+  ok "stalled member: six reads in the plugin, none done, while its server is stopped"
+else
+  fail "stalled member: want six reads in the plugin and two on member 3 while its server is stopped; after $try tries: array max_inflight $(value "$DIR/stalled.flat" array.max_inflight), member 3 $(value "$DIR/stalled.flat" members.3.max_inflight), $(value "$DIR/stalled.flat" array.ops.read) reads done"
+fi
+expected_by_hand 0 65536 4 1 first <"$DIR/requests" >"$DIR/final.want"
+printf '%s\n' "members.0.max_inflight 0" "members.1.max_inflight 0" \
+  "members.2.max_inflight 0" "members.3.max_inflight 2" \
+  "array.max_inflight 6" "members.3.backend nbd" >>"$DIR/final.want"
+finish "stalled member, max-inflight=2" 4 "$DIR/final.want"
+no_errors "stalled member" "$DIR/final.flat" 4
 
 # ---- default max-inflight under load, and SIGUSR1 while busy ------------
 
@@ -688,9 +743,9 @@ finish "busy" 4 "$DIR/final.want"
 no_errors "busy" "$DIR/final.flat" 4
 # Each 4K read is one member read, done by the nbdkit thread that took
 # the request, so how many overlap on one member depends on how the
-# scheduler runs nbdkit's threads on this machine's CPUs; what must hold
-# is that overlap is seen and counted, and stays within the default
-# max-inflight.
+# scheduler runs nbdkit's threads on this machine's CPUs: what must hold
+# is that it stays within the default max-inflight.  (That overlap is
+# counted at all is forced in the stalled-member case above.)
 bad=""
 top=0
 for m in 0 1 2 3; do
@@ -698,8 +753,8 @@ for m in 0 1 2 3; do
   [ "$mi" -ge 1 ] && [ "$mi" -le 64 ] || bad+=" member $m: $mi;"
   [ "$mi" -gt "$top" ] && top=$mi
 done
-if [ -z "$bad" ] && [ "$top" -gt 1 ]; then
-  ok "busy: members had at most 64 I/Os in flight, up to $top at once"
+if [ -z "$bad" ]; then
+  ok "busy: members had at most 64 I/Os in flight (up to $top at once)"
 else
   fail "busy: members' max_inflight under QD32:$bad highest $top"
 fi

@@ -26,6 +26,12 @@
  * that overlapping writes in flight together leave a trace of which
  * one landed last (tests/integration/test-overlap.sh).
  *
+ * --acked FILE appends a line "OFFSET LENGTH BYTE" to FILE for every
+ * write the server has acknowledged, as soon as it is (BYTE: the
+ * write's stamp with --stamp, else 0), so that a test that kills the
+ * server knows which writes must read back afterwards
+ * (tests/integration/test-resync.sh).
+ *
  * Used by tests/integration/test-stats.sh and tests/integration/test-nbd-minblock.sh, which works out from the geometry what
  * member I/O these requests must cause and compares that with the
  * plugin's statistics.
@@ -58,6 +64,7 @@ struct request {
 };
 
 static unsigned failures;
+static FILE *acked;
 
 static int
 done (void *user_data, int *error)
@@ -68,6 +75,11 @@ done (void *user_data, int *error)
     fprintf (stderr, "nbd-io: %c %" PRIu64 " %" PRIu32 ": %s\n",
              r->op, r->offset, r->length, strerror (*error));
     failures++;
+  }
+  else if (acked && r->op == 'w') {
+    fprintf (acked, "%" PRIu64 " %" PRIu32 " %u\n", r->offset, r->length,
+             r->stamped ? (unsigned char) r->stamped[0] : 0);
+    fflush (acked);
   }
   /* The data of a stamped write is done with once it is retired. */
   free (r->stamped);
@@ -146,7 +158,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: nbd-io [--depth N] [--unaligned] [--stamp SEED] "
-           "URI < REQUESTS\n");
+           "[--acked FILE] URI < REQUESTS\n");
   exit (2);
 }
 
@@ -157,6 +169,7 @@ main (int argc, char *argv[])
     { "depth", required_argument, NULL, 'd' },
     { "unaligned", no_argument, NULL, 'u' },
     { "stamp", required_argument, NULL, 's' },
+    { "acked", required_argument, NULL, 'a' },
     { "help", no_argument, NULL, 'h' },
     { NULL },
   };
@@ -169,7 +182,7 @@ main (int argc, char *argv[])
   char *rbuf, *wbuf;
   int c;
 
-  while ((c = getopt_long (argc, argv, "d:us:h", long_opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "d:us:a:h", long_opts, NULL)) != -1) {
     switch (c) {
     case 'd':
       depth = strtoul (optarg, NULL, 10);
@@ -182,6 +195,13 @@ main (int argc, char *argv[])
     case 's':
       stamp = true;
       seed = strtoul (optarg, NULL, 10);
+      break;
+    case 'a':
+      acked = fopen (optarg, "a");
+      if (acked == NULL) {
+        perror (optarg);
+        exit (2);
+      }
       break;
     default:
       usage ();

@@ -134,8 +134,9 @@ expect "RAID 10, --runs=first" \
   member-size=12K 0+12K
 
 # The summary states the array size: 1M + 512K.
-if "$RAIDSIM" map level=0 member="$tmp/a.img" member="$tmp/b.img" |
-   grep -q '^# array size 1572864 bytes, 2 zones$'; then
+if "$RAIDSIM" map level=0 member="$tmp/a.img" member="$tmp/b.img" \
+     > "$tmp/summary.out" &&
+   grep -q '^# array size 1572864 bytes, 2 zones$' "$tmp/summary.out"; then
   echo "ok: summary"
 else
   fail "summary does not say '# array size 1572864 bytes, 2 zones'"
@@ -161,8 +162,21 @@ bad ()
   fi
 }
 
+# Every parameter also as a long option, --KEY=VALUE, and members keep
+# their order whichever form gives them: the three-zone case above with
+# the middle member given as an option.
+expect "RAID 0, three zones, long options" \
+"24576 4096 0:8192
+28672 4096 2:8192
+32768 4096 0:12288" \
+  --level=0 --chunk=4K member-size=16K --member-size=8K member-size=12K 24K+12K
+
 two=(member-size=1M member-size=1M)
 bad level level=5 "${two[@]}"
+bad level --level=5 "${two[@]}"
+bad read-policy level=1 read-policy=first "${two[@]}"
+bad level level=0 level=1 "${two[@]}"
+bad --frobnicate --frobnicate level=0 "${two[@]}"
 bad level "${two[@]}"
 bad chunk level=0 chunk=abc "${two[@]}"
 bad chunk level=0 chunk=100K "${two[@]}"
@@ -174,6 +188,15 @@ bad member level=0
 bad member level=0 member-size=64K member-size=1M
 bad member level=0 member="$tmp/missing.img" member-size=1M
 bad member-size level=0 member-size=lots member-size=1M
+# Sizes whose sum passes 2^63 - 1 (nbdkit's int64_t) are too large, not
+# an array that wraps to 0 bytes; a RAID 1 of the same members is not.
+bad member level=0 chunk=64K member-size=4194304T member-size=4194304T
+grep -q "too large" "$tmp/err" || fail "RAID 0 past 8 EiB: $(cat "$tmp/err")"
+bad member level=10 chunk=64K member-size=4194304T member-size=4194304T
+if ! "$RAIDSIM" map -q level=1 member-size=8388607T member-size=8388607T \
+     > /dev/null 2> "$tmp/err"; then
+  fail "RAID 1 of two 8388607T members: $(cat "$tmp/err")"
+fi
 bad copies level=10 copies=3 "${two[@]}"
 bad copies level=10 copies=x "${two[@]}"
 bad copies level=1 copies=2 "${two[@]}"

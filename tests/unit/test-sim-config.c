@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/embedded.h"
 #include "sim-test.h"
 
 #ifndef SRCDIR
@@ -66,6 +67,12 @@ START_TEST (device_errors)
   p = sim_test_file ("bad.ini", "[device]\nmodel = fixed\nlatency = 11s\n");
   expect_error (raidsim_device_config_load, p, 3,
                 "latency: 11s is above the maximum, 10s");
+
+  /* A capacity the array's 64-bit size could not hold (issue 15). */
+  p = sim_test_file ("bad.ini", "[device]\nmodel = fixed\n"
+                     "capacity = 2000000T\n");
+  expect_error (raidsim_device_config_load, p, 3,
+                "capacity: 2000000T is above the maximum, 1048576T");
 
   p = sim_test_file ("bad.ini", "[device]\nmodel = fixed\nlatency = 5us\n"
                      "# again\nlatency = 6us\n");
@@ -203,6 +210,101 @@ START_TEST (array_errors)
               "(from %s:5)", sim_test_tmpdir (), p);
     ck_assert_str_eq (raidsim_error (), want);
   }
+}
+END_TEST
+
+/* read-policy is the key's spelling, as in the plugin and raidsim map;
+ * the old read_policy is still read.  Both name one key, so a section
+ * with both sets it twice, and a message names the key as the file
+ * spells it.
+ */
+START_TEST (read_policy_spellings)
+{
+  static const char *const spellings[] = { "read-policy", "read_policy" };
+  struct raidsim_array_config *ac;
+  const char *p;
+  unsigned i;
+
+  good_device ();
+  good_controller ();
+  for (i = 0; i < 2; ++i) {
+    p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                       "%s = first\ndevice = d.ini\ncontroller = c.ini\n",
+                       spellings[i]);
+    ac = raidsim_array_config_load (p);
+    ck_assert_msg (ac != NULL, "%s: %s", spellings[i], raidsim_error ());
+    ck_assert_int_eq (ac->read_policy, RAID_READ_FIRST);
+    raidsim_array_config_free (ac);
+  }
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "read_policy = first\nread-policy = sequential\n");
+  expect_error (raidsim_array_config_load, p, 5,
+                "read-policy: set twice in [array] (first on line 4)");
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "read-policy = fastest\n");
+  expect_error (raidsim_array_config_load, p, 4,
+                "read-policy: 'fastest' is not one of round-robin, "
+                "least-pending, sequential, first, all");
+}
+END_TEST
+
+/* Files built into the program, looked up by their path from the
+ * source tree's top, none of them on disk: an array names its device
+ * and controller relative to itself, as on disk, and every message
+ * names the built-in file and its line.
+ */
+static const struct raidsim_embedded built_in[] = {
+  { "configs/arrays/a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+    "device = ./../devices/d.ini, ../devices/../devices/d.ini\n"
+    "controller = ../controllers/c.ini\n" },
+  { "configs/arrays/bad-device.ini", "[array]\nlevel = 0\nmembers = 2\n"
+    "device = ../devices/bad.ini\ncontroller = ../controllers/c.ini\n" },
+  { "configs/arrays/no-controller.ini", "[array]\nlevel = 0\n"
+    "members = 2\ndevice = ../devices/d.ini\ncontroller = none.ini\n" },
+  { "configs/arrays/above.ini", "[array]\nlevel = 0\nmembers = 2\n"
+    "device = ../../../d.ini\ncontroller = ../controllers/c.ini\n" },
+  { "configs/devices/d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n" },
+  { "configs/devices/bad.ini", "; a comment\n[device]\nmodel = fixed\n"
+    "speed = 1\n" },
+  { "configs/controllers/c.ini", "[controller]\nmodel = generic\n" },
+  { NULL, NULL },
+};
+
+START_TEST (built_in_files)
+{
+  struct raidsim_array_config *ac;
+
+  ck_assert_int_eq (chdir (sim_test_tmpdir ()), 0);
+  ac = raidsim_array_config_load_from (built_in, "configs/arrays/a.ini");
+  ck_assert_msg (ac != NULL, "%s", raidsim_error ());
+  ck_assert_ptr_eq (ac->files, built_in);
+  ck_assert_str_eq (ac->devices[0]->path, "configs/devices/d.ini");
+  ck_assert_str_eq (ac->devices[1]->path, "configs/devices/d.ini");
+  ck_assert_uint_eq (ac->devices[1]->capacity, UINT64_C (1) << 30);
+  ck_assert_str_eq (ac->ctl->path, "configs/controllers/c.ini");
+  raidsim_array_config_free (ac);
+
+  ck_assert_ptr_null (raidsim_array_config_load_from
+                      (built_in, "configs/arrays/bad-device.ini"));
+  ck_assert_str_eq (raidsim_error (), "configs/devices/bad.ini:4: speed: "
+                    "unknown key in [device] (see 'raidsim help config') "
+                    "(from configs/arrays/bad-device.ini:4)");
+  ck_assert_ptr_null (raidsim_array_config_load_from
+                      (built_in, "configs/arrays/no-controller.ini"));
+  ck_assert_str_eq (raidsim_error (), "configs/arrays/none.ini: not among "
+                    "the files built into the program "
+                    "(from configs/arrays/no-controller.ini:5)");
+  ck_assert_ptr_null (raidsim_array_config_load_from
+                      (built_in, "configs/arrays/above.ini"));
+  ck_assert_str_eq (raidsim_error (), "../../../d.ini: from "
+                    "configs/arrays/above.ini: climbs above the source tree "
+                    "(from configs/arrays/above.ini:4)");
+  /* Not read from the file system, even where it has the name. */
+  sim_test_file ("configs-x.ini", "[array]\n");
+  ck_assert_ptr_null (raidsim_array_config_load_from (built_in,
+                                                      "configs-x.ini"));
+  ck_assert_str_eq (raidsim_error (), "configs-x.ini: not among the files "
+                    "built into the program");
 }
 END_TEST
 
@@ -511,7 +613,7 @@ END_TEST
 START_TEST (tables_are_consistent)
 {
   const struct raidsim_param *const tables[] = {
-    raidsim_array_params, raidsim_device_common_params,
+    raidsim_array_keys, raidsim_device_common_params,
     raidsim_controller_common_params, raidsim_fio_params,
   };
   const struct raidsim_device_ops *const *d;
@@ -553,6 +655,8 @@ config_suite (void)
   tcase_add_test (tc, device_errors);
   tcase_add_test (tc, value_syntax);
   tcase_add_test (tc, array_errors);
+  tcase_add_test (tc, read_policy_spellings);
+  tcase_add_test (tc, built_in_files);
   tcase_add_test (tc, fio_errors);
   tcase_add_test (tc, fio_job_against_array);
   suite_add_tcase (s, tc);

@@ -83,7 +83,7 @@ if grep -q 'title "raid0-2x-fixed (published)"' "$tmp/points.gp" &&
      "$tmp/points.gp"; then
   ok "points: placed, converted and coloured as their arrays"
 else
-  fail "points: $(grep -n 'published\|^[12] ' "$tmp/points.gp" | head -5)"
+  fail "points: $(grep -m 5 -n 'published\|^[12] ' "$tmp/points.gp")"
 fi
 for ext in png svg; do
   if "$RAIDSIM" plot "$tmp/qd.csv" --points "$tmp/points.csv" --log-y \

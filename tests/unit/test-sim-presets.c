@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/embedded.h"
 #include "raidsim/preset.h"
 #include "raidsim/sweep.h"
 #include "sim-test.h"
@@ -381,8 +382,7 @@ START_TEST (sweep_parallel_equals_serial)
     free (two);
   }
   /* More workers than runs, and a preset. */
-  sw.vary = RAIDSIM_VARY_NONE;
-  sw.nvalues = 0;
+  sw.nvary = 0;
   sw.workload = "winsat-disk";
   sw.workers = 1;
   one = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
@@ -414,10 +414,11 @@ START_TEST (sweep_members_closed_form)
   ck_assert_uint_eq (res.npoints, 3);
   for (i = 0; i < 3; ++i)
     ck_assert_rel (res.points[i].iops[RAIDSIM_READ],
-                   sw.values[i] * 10000.0);
+                   sw.vary[0].values[i] * 10000.0);
   raidsim_sweep_result_free (&res);
 
   /* A value the geometry refuses is an error naming the run. */
+  sw.nvary = 0;
   ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "level=10,single"), 0);
   ck_assert_int_eq (raidsim_sweep_run (&sw, &res), -1);
   ck_assert_ptr_nonnull (strstr (raidsim_error (), "level=single"));
@@ -427,6 +428,69 @@ START_TEST (sweep_members_closed_form)
   ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "chunk=4K,5X"), -1);
   ck_assert_str_eq (raidsim_error (), "--vary: chunk: '5X' is not a size "
                     "(4K, 128K, 1M)");
+}
+END_TEST
+
+/* A sweep over files built into the program reads them from memory,
+ * the files that varying the member count adds too, and prints what the
+ * same files on disk give.
+ */
+START_TEST (sweep_built_in_files)
+{
+  static const struct raidsim_embedded files[] = {
+    { "configs/arrays/a.ini", "[array]\nlevel = 0\nmembers = 2\n"
+      "chunk = 4K\ndevice = ../devices/d.ini\n"
+      "controller = ../controllers/c.ini\n" },
+    { "configs/devices/d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+      "latency = 100us\nparallelism = 1\n" },
+    { "configs/controllers/c.ini", "[controller]\nmodel = generic\n" },
+    { NULL, NULL },
+  };
+  const char *built_in[] = { "configs/arrays/a.ini" }, *on_disk[1];
+  struct raidsim_sweep sw = { .seed = 1, .workers = 1, .narrays = 1 };
+  char *one, *two;
+
+  on_disk[0] = fixed_array (2);
+  sw.workload = sim_test_file ("j.fio", "[j]\nrw=read\nbs=4k\niodepth=8\n"
+                               "number_ios=800\n");
+  ck_assert_int_eq (raidsim_sweep_parse_vary (&sw, "members=2,4"), 0);
+  sw.arrays = on_disk;
+  one = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
+  sw.arrays = built_in;
+  sw.files = files;
+  two = sweep_output (&sw, RAIDSIM_FORMAT_CSV);
+  ck_assert_str_eq (one, two);
+  free (one);
+  free (two);
+}
+END_TEST
+
+/* A job's name follows the queue depth a sweep gives it.  Mutants
+ * killed: no renaming ("4k-qd32-read" kept at QD 2); a 'q' inside a
+ * word taken for the depth ("SEQ1M" becoming "SEQ2M").
+ */
+START_TEST (sweep_job_names_follow_qd)
+{
+  static const struct { const char *name, *want; } t[] = {
+    { "4k-qd32-read", "4k-qd2-read" },
+    { "randread-4k-qd1", "randread-4k-qd2" },
+    { "RND4K-Q32T1-read", "RND4K-Q2T1-read" },
+    { "SEQ1M-Q8T1-read", "SEQ1M-Q2T1-read" },
+    { "QD32", "QD2" },
+    { "4k-read", "4k-read" },
+    { "seq-1m", "seq-1m" },
+    { "squid", "squid" },
+    { "freq8", "freq8" },
+    { "seq-lq8t1", "seq-lq8t1" },
+    { "q32x", "q32x" },
+  };
+  char buf[64];
+  size_t i;
+
+  for (i = 0; i < sizeof t / sizeof t[0]; ++i) {
+    raidsim_sweep_job_name (t[i].name, 2, buf, sizeof buf);
+    ck_assert_str_eq (buf, t[i].want);
+  }
 }
 END_TEST
 
@@ -442,6 +506,7 @@ presets_suite (void)
   tcase_add_test (tc, four_corners);
   tcase_add_test (tc, hdtune);
   tcase_add_test (tc, bad_presets);
+  tcase_add_test (tc, sweep_job_names_follow_qd);
   suite_add_tcase (s, tc);
   tc = tcase_create ("groups");
   tcase_add_test (tc, stonewall_and_time_based);
@@ -450,6 +515,7 @@ presets_suite (void)
   tcase_set_timeout (tc, 60);
   tcase_add_test (tc, sweep_parallel_equals_serial);
   tcase_add_test (tc, sweep_members_closed_form);
+  tcase_add_test (tc, sweep_built_in_files);
   suite_add_tcase (s, tc);
   return s;
 }

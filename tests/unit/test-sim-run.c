@@ -212,7 +212,7 @@ START_TEST (raid1_read_policies)
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     struct sim_test_run r;
     const char *a = sim_test_file ("a.ini", "[array]\nlevel = 1\n"
-                                   "members = 2\nread_policy = %s\n"
+                                   "members = 2\nread-policy = %s\n"
                                    "device = d.ini\ncontroller = c.ini\n",
                                    cases[i].policy);
     const char *j = sim_test_file ("j.fio", "[j]\nrw=randread\niodepth=2\n"
@@ -231,7 +231,7 @@ START_TEST (raid1_read_policies)
   {
     struct sim_test_run r;
     const char *a = sim_test_file ("a.ini", "[array]\nlevel = 1\n"
-                                   "members = 2\nread_policy = sequential\n"
+                                   "members = 2\nread-policy = sequential\n"
                                    "device = d.ini\ncontroller = c.ini\n");
     const char *j = sim_test_file ("j.fio", "[j]\nrw=read\nbs=64k\n"
                                    "number_ios=200\n");
@@ -257,7 +257,7 @@ START_TEST (raid1_writes_cost_the_slowest_copy)
   dev_file ("slow.ini", "100us", 1, "write_latency = 300us\n");
   ctl_file ("c.ini", "");
   a = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
-                     "read_policy = first\n"
+                     "read-policy = first\n"
                      "device = fast.ini, slow.ini\ncontroller = c.ini\n");
   j = sim_test_file ("w.fio", "[w]\nrw=randwrite\nnumber_ios=100\n"
                      "size=1g\n");
@@ -491,7 +491,7 @@ START_TEST (same_seed_same_json)
   ctl_file ("c.ini", "overhead = 3us\ncoalesce_count = 4\n"
             "coalesce_timer = 20us\nuplink_bandwidth = 400MB/s\n");
   a = sim_test_file ("a.ini", "[array]\nlevel = 10\nmembers = 3\n"
-                     "chunk = 16K\nread_policy = least-pending\n"
+                     "chunk = 16K\nread-policy = least-pending\n"
                      "device = d.ini\ncontroller = c.ini\n");
   j = sim_test_file ("j.fio", "[global]\nsize=256m\nnumber_ios=5000\n"
                      "[mix]\nrw=randrw\nrwmixread=60\nbs=8k\niodepth=6\n"

@@ -158,7 +158,10 @@ struct vector {
   raidsim_ns deadline;          /* or NEVER */
 };
 
-struct member {
+/* The controller's side of one member: its commands in flight, those
+ * waiting for a slot, and its completion vector.
+ */
+struct ctl_member {
   unsigned outstanding;
   struct raidsim_ioq waiting;   /* ready, but no free slot */
   struct vector v;              /* coalesce_scope = member */
@@ -180,7 +183,7 @@ struct generic {
   raidsim_ns copy_free;          /* when the copier is free */
   struct raidsim_ioq dirty;      /* watermark: acknowledged, not issued */
   uint64_t dirty_bytes;
-  struct member m[];
+  struct ctl_member m[];
 };
 
 static void *
@@ -245,7 +248,7 @@ emit (struct generic *c, struct raidsim_io *io, enum raidsim_ctl_out what,
 static void
 admit (struct generic *c, struct raidsim_io *io, raidsim_ns now)
 {
-  struct member *m = &c->m[io->member];
+  struct ctl_member *m = &c->m[io->member];
 
   if (m->outstanding < c->p.max_outstanding) {
     m->outstanding++;
@@ -352,7 +355,7 @@ static void
 generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
 {
   struct generic *c = cv;
-  struct member *m = &c->m[io->member];
+  struct ctl_member *m = &c->m[io->member];
   struct raidsim_io *w;
   struct vector *v;
 

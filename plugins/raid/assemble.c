@@ -1,0 +1,650 @@
+/* nbdkit-raid-plugin: assembly.  From the members as given to the array
+ * that is served, once, before anything is written.
+ *
+ * Which kind of array (metadata=)
+ *
+ *   auto (the default)  every member holds an md v1.2 superblock: the
+ *                       array is assembled from them.  No member holds
+ *                       any md metadata: the array has none, and its
+ *                       data starts at offset 0 of every member, as with
+ *                       mdadm --build (the plugin's only kind of array
+ *                       before md metadata, so those arrays are served
+ *                       as they always were).  Anything else (some
+ *                       members with a superblock and some without, or
+ *                       md metadata of a version raidsim does not
+ *                       serve) is refused: one of the two readings would
+ *                       write array data over what the other holds.
+ *   1.2                 the superblocks are required.
+ *   none                no metadata; a member that holds md metadata of
+ *                       any version is refused, since array data would
+ *                       be written over it.
+ *
+ * Assembly from md v1.2 superblocks, as mdadm --assemble and the
+ * kernel's md (super_1_validate) do it:
+ *
+ *   1. Every superblock must be one md would accept (mdsb_decode), sit
+ *      where version 1.2 puts it, and fit its member (mdsb_check_member).
+ *      Features raidsim does not keep up to date are refused: a
+ *      write-intent bitmap, a recovery or reshape in progress, recorded
+ *      bad blocks and the like, which md would trust later.
+ *   2. Every member has the same array UUID as the first, and the same
+ *      shape (level, layout, chunk, members, size, data offset); a
+ *      member of another array, or of a different shape, is refused.
+ *   3. As many members as the superblocks say (raid_disks) are given,
+ *      "missing" in place of each absent one, in any order.  level=,
+ *      chunk= and copies=, if given, must say what the superblocks say.
+ *   4. Each member's role is the one its own superblock gives it; two
+ *      members with one role are refused, and so is a spare.
+ *   5. The freshest member is the one with the most events (the first
+ *      given, of those with as many).  A member is stale, and left out,
+ *      if its events are more than one behind, or if the freshest
+ *      member's role table does not give it its role (it was marked
+ *      faulty, or left out, while it was away).  md accepts a member one
+ *      event behind whose role the freshest one confirms: an update
+ *      that a crash interrupted, which reached some members and not
+ *      others, while every write that mattered reached them all.
+ *   6. The array starts only if every chunk keeps a live copy (RAID 0:
+ *      if no member is missing or stale).
+ *   7. The members are put in the places of their roles (members[r]
+ *      holds role r), missing ones in the roles no member claims, and
+ *      the geometry is made from the superblocks: md's data offset, and
+ *      each member's size as md uses it (data offset plus data_size on
+ *      RAID 0, plus size on RAID 1 and 10), so that the array's size is
+ *      md's.
+ *
+ * The superblocks are written later (metadata.c).
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "raidsim/geometry.h"
+#include "raidsim/mdsb.h"
+#include "assemble.h"
+#include "metadata.h"
+#include "params.h"
+#include "request.h"
+
+/* What each member holds, by its place on the command line: a 4K
+ * superblock each, so not on the stack.  Used only while nbdkit reads
+ * its parameters, in one thread.
+ */
+static struct member_md found[RAID_MAX_MEMBERS];
+
+static bool
+is_missing (const struct member *m)
+{
+  return m->ops == &missing_ops;
+}
+
+struct uuid_buf { char s[36]; };
+
+static struct uuid_buf
+uuid_of (const struct mdsb *sb)
+{
+  struct uuid_buf b;
+
+  mdsb_format_uuid (sb->set_uuid, b.s);
+  return b;
+}
+
+struct name_buf { char s[33]; };
+
+static struct name_buf
+name_of (const struct mdsb *sb)
+{
+  struct name_buf b;
+
+  memcpy (b.s, sb->set_name, 32);
+  b.s[32] = '\0';
+  return b;
+}
+
+/* ---- superblock-less arrays ---------------------------------------- */
+
+static int
+assemble_none (struct raid_array *a)
+{
+  struct raid_geom_params p;
+  uint64_t sizes[RAID_MAX_MEMBERS];
+  unsigned i;
+
+  for (i = 0; i < a->nmembers; ++i)
+    if (is_missing (&a->members[i])) {
+      nbdkit_error ("member: %s (member %u) stands for an absent member of "
+                    "an array with md metadata, which says what it held; "
+                    "these members have none", a->members[i].name, i);
+      return -1;
+    }
+  if (raid_settings_check (&params.raid, a->nmembers) == -1) {
+    nbdkit_error ("%s", raid_geom_error ());
+    return -1;
+  }
+
+  /* A RAID 1 has no chunks, but a mirror smaller than the smallest
+   * chunk is certainly a mistake; the chunk default makes this 128K.
+   */
+  for (i = 0; i < a->nmembers; ++i) {
+    if (a->members[i].size < params.raid.chunk) {
+      nbdkit_error ("member: %s: %" PRIu64 " bytes is smaller than one "
+                    "chunk (%" PRIu64 ")", a->members[i].name,
+                    a->members[i].size, params.raid.chunk);
+      return -1;
+    }
+    sizes[i] = a->members[i].size;
+  }
+
+  p = (struct raid_geom_params) {
+    .level = params.raid.level,
+    .chunk = params.raid.chunk,
+    .copies = params.raid.copies,
+    .data_offset = 0,
+    .nmembers = a->nmembers,
+    .member_size = sizes,
+  };
+  a->geom = raid_geom_new (&p);
+  if (a->geom == NULL) {
+    nbdkit_error ("%s", raid_geom_error ());
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- md v1.2 arrays ------------------------------------------------- */
+
+/* The md features raidsim does not keep up to date, in words. */
+static const struct { uint32_t bit; const char *what; } features[] = {
+  { MDSB_FEATURE_BITMAP_OFFSET, "a write-intent bitmap" },
+  { MDSB_FEATURE_RECOVERY_OFFSET, "a recovery in progress" },
+  { MDSB_FEATURE_RESHAPE_ACTIVE, "a reshape in progress" },
+  { MDSB_FEATURE_BAD_BLOCKS, "recorded bad blocks" },
+  { MDSB_FEATURE_REPLACEMENT, "a replacement in progress" },
+  { MDSB_FEATURE_RESHAPE_BACKWARDS, "a reshape in progress" },
+  { MDSB_FEATURE_NEW_OFFSET, "a reshape in progress" },
+  { MDSB_FEATURE_RECOVERY_BITMAP, "a recovery from a bitmap" },
+  { MDSB_FEATURE_CLUSTERED, "a clustered bitmap" },
+  { MDSB_FEATURE_JOURNAL, "a journal" },
+  { MDSB_FEATURE_PPL, "a partial parity log" },
+  { MDSB_FEATURE_MULTIPLE_PPLS, "a partial parity log" },
+};
+
+static int
+check_features (const struct member *m, const struct mdsb *sb)
+{
+  size_t i;
+
+  for (i = 0; i < sizeof features / sizeof features[0]; ++i)
+    if (sb->feature_map & features[i].bit) {
+      nbdkit_error ("member: %s: its md superblock records %s "
+                    "(feature_map %#" PRIx32 "), which raidsim does not "
+                    "keep up to date, so it does not serve this array",
+                    m->name, features[i].what, sb->feature_map);
+      return -1;
+    }
+  return 0;
+}
+
+/* The first field of the array's shape in which x and y differ, with
+ * both values, or NULL if none does.
+ */
+static const char *
+shape_differs (const struct mdsb *x, const struct mdsb *y,
+               uint64_t *vx, uint64_t *vy)
+{
+#define FIELD(f) \
+  if (x->f != y->f) { *vx = x->f; *vy = y->f; return #f; }
+  FIELD (level);
+  FIELD (layout);
+  FIELD (chunksize);
+  FIELD (raid_disks);
+  if (x->level > 0)
+    FIELD (size);
+  FIELD (data_offset);
+  FIELD (feature_map);
+#undef FIELD
+  return NULL;
+}
+
+/* A role, in words: what a role table says of a member. */
+static const char *
+role_words (unsigned role, char *buf, size_t n)
+{
+  if (role == MDSB_ROLE_FAULTY)
+    snprintf (buf, n, "faulty");
+  else if (role == MDSB_ROLE_SPARE)
+    snprintf (buf, n, "out of the array");
+  else if (role == MDSB_ROLE_JOURNAL)
+    snprintf (buf, n, "a journal");
+  else
+    snprintf (buf, n, "as role %u", role);
+  return buf;
+}
+
+/* The given level=, chunk= and copies= against the superblocks'. */
+static int
+check_keys (enum raid_level level, uint64_t chunk, unsigned copies)
+{
+  const struct raid_settings *s = &params.raid;
+
+  if (s->set[RAID_KEY_LEVEL] && s->level != level) {
+    nbdkit_error ("level: level=%s given, but the members' md superblocks "
+                  "say RAID %s (leave level= out, or give level=%s)",
+                  raid_level_name (s->level), raid_level_name (level),
+                  raid_level_name (level));
+    return -1;
+  }
+  if (s->set[RAID_KEY_CHUNK] && level == RAID_LEVEL_1) {
+    nbdkit_error ("chunk: chunk= given, but the members' md superblocks "
+                  "say RAID 1, which has no chunk (leave chunk= out)");
+    return -1;
+  }
+  if (s->set[RAID_KEY_CHUNK] && s->chunk != chunk) {
+    nbdkit_error ("chunk: chunk=%" PRIu64 "K given, but the members' md "
+                  "superblocks say %" PRIu64 "K (leave chunk= out, or give "
+                  "chunk=%" PRIu64 "K)", s->chunk >> 10, chunk >> 10,
+                  chunk >> 10);
+    return -1;
+  }
+  if (s->set[RAID_KEY_COPIES] && level != RAID_LEVEL_10) {
+    nbdkit_error ("copies: copies= given, but the members' md superblocks "
+                  "say RAID %s, which has no copy count (leave copies= out)",
+                  raid_level_name (level));
+    return -1;
+  }
+  if (s->set[RAID_KEY_COPIES] && s->copies != copies) {
+    nbdkit_error ("copies: copies=%u given, but the members' md superblocks "
+                  "say %u near copies (leave copies= out, or give "
+                  "copies=%u)", s->copies, copies, copies);
+    return -1;
+  }
+  return 0;
+}
+
+static int
+assemble_md (struct raid_array *a)
+{
+  const unsigned n = a->nmembers;
+  struct raid_meta *meta = &a->meta;
+  struct raid_geom_params p;
+  uint64_t sizes[RAID_MAX_MEMBERS], chunk, data_offset;
+  unsigned role[RAID_MAX_MEMBERS];      /* by place given */
+  int holder[RAID_MAX_MEMBERS];         /* by role: place given, or -1 */
+  bool stale[RAID_MAX_MEMBERS];         /* by place given */
+  unsigned ref = n, fresh, i, r, copies = 0, nlive = 0, align = 1;
+  const struct mdsb *sb0;
+  enum raid_level level;
+  struct member *moved;
+  char w[64];
+
+  /* 1. Each superblock on its own. */
+  for (i = 0; i < n; ++i) {
+    if (is_missing (&a->members[i]))
+      continue;
+    if (!found[i].valid) {
+      nbdkit_error ("member: %s: its md v1.2 superblock cannot be used: %s",
+                    a->members[i].name, found[i].why);
+      return -1;
+    }
+    if (check_features (&a->members[i], &found[i].sb) == -1)
+      return -1;
+    if (ref == n)
+      ref = i;
+  }
+  if (ref == n) {
+    nbdkit_error ("member: every member is missing");
+    return -1;
+  }
+  sb0 = &found[ref].sb;
+
+  /* 2. One array, one shape. */
+  for (i = 0; i < n; ++i) {
+    const struct mdsb *sb = &found[i].sb;
+    const char *field;
+    uint64_t x, y;
+
+    if (is_missing (&a->members[i]) || i == ref)
+      continue;
+    if (memcmp (sb->set_uuid, sb0->set_uuid, 16) != 0) {
+      nbdkit_error ("member: %s is a member of another array: UUID %s "
+                    "(\"%s\"), not %s (\"%s\") as %s", a->members[i].name,
+                    uuid_of (sb).s, name_of (sb).s, uuid_of (sb0).s,
+                    name_of (sb0).s, a->members[ref].name);
+      return -1;
+    }
+    field = shape_differs (sb, sb0, &x, &y);
+    if (field) {
+      nbdkit_error ("member: %s and %s hold superblocks of one array (UUID "
+                    "%s) that disagree on its shape: %s %" PRIu64 " and %"
+                    PRIu64, a->members[ref].name, a->members[i].name,
+                    uuid_of (sb0).s, field, y, x);
+      return -1;
+    }
+  }
+  switch (sb0->level) {
+  case 0: level = RAID_LEVEL_0; break;
+  case 1: level = RAID_LEVEL_1; break;
+  case 10: level = RAID_LEVEL_10; break;
+  default:
+    nbdkit_error ("level: the members' md superblocks say %s (level %d), "
+                  "which raidsim does not serve (RAID 0, 1 and 10 only)",
+                  mdsb_level_name (sb0->level) ? mdsb_level_name (sb0->level)
+                  : "an unknown level", (int) sb0->level);
+    return -1;
+  }
+  if (level == RAID_LEVEL_10) {
+    copies = MDSB_RAID10_NEAR (sb0->layout);
+    if (MDSB_RAID10_FAR (sb0->layout) != 1 ||
+        MDSB_RAID10_OFFSET (sb0->layout) || copies < 2 || copies > n) {
+      nbdkit_error ("copies: the members' md superblocks give RAID 10 "
+                    "layout %#" PRIx32 ", but raidsim serves only near "
+                    "copies (md's n2, n3, ...: far 1, not offset)",
+                    sb0->layout);
+      return -1;
+    }
+  }
+  chunk = (uint64_t) sb0->chunksize * MDSB_SECTOR;
+  if (level == RAID_LEVEL_1)
+    chunk = RAID_CHUNK_MIN;     /* no chunk: the geometry's smallest */
+  else if (chunk < RAID_CHUNK_MIN || chunk > RAID_CHUNK_MAX ||
+           (chunk & (chunk - 1)) != 0) {
+    nbdkit_error ("chunk: the members' md superblocks say %" PRIu32
+                  " sectors, which raidsim does not serve (a power of two "
+                  "from 4K to 64M)", sb0->chunksize);
+    return -1;
+  }
+  data_offset = sb0->data_offset * MDSB_SECTOR;
+  if (data_offset % RAID_CHUNK_MIN != 0) {
+    nbdkit_error ("member: the members' md data offset, %" PRIu64
+                  " sectors, is not a multiple of 4K, which raidsim needs",
+                  sb0->data_offset);
+    return -1;
+  }
+
+  /* 3. The members given, and the keys. */
+  if (sb0->raid_disks < 2 || sb0->raid_disks > RAID_MAX_MEMBERS) {
+    nbdkit_error ("member: the members' md superblocks say the array has "
+                  "%" PRIu32 " members; raidsim serves 2 to %d",
+                  sb0->raid_disks, RAID_MAX_MEMBERS);
+    return -1;
+  }
+  if (n != sb0->raid_disks) {
+    nbdkit_error ("member: the array (UUID %s) has %" PRIu32 " members, "
+                  "but %u are given; give missing in place of each absent "
+                  "one", uuid_of (sb0).s, sb0->raid_disks, n);
+    return -1;
+  }
+  if (check_keys (level, sb0->chunksize * (uint64_t) MDSB_SECTOR,
+                  copies) == -1)
+    return -1;
+
+  /* 4. Roles. */
+  for (r = 0; r < n; ++r)
+    holder[r] = -1;
+  for (i = 0; i < n; ++i) {
+    if (is_missing (&a->members[i]))
+      continue;
+    role[i] = mdsb_role (&found[i].sb);
+    if (role[i] >= n) {
+      nbdkit_error ("member: %s has no active role in the array: its "
+                    "superblock lists it %s (raidsim does not use spares "
+                    "yet)", a->members[i].name,
+                    role_words (role[i], w, sizeof w));
+      return -1;
+    }
+    if (holder[role[i]] >= 0) {
+      nbdkit_error ("member: %s and %s both hold role %u of the array "
+                    "(the same member twice, or a copy of one)",
+                    a->members[holder[role[i]]].name, a->members[i].name,
+                    role[i]);
+      return -1;
+    }
+    holder[role[i]] = i;
+  }
+
+  /* 5. Stale members. */
+  fresh = ref;
+  for (i = 0; i < n; ++i)
+    if (!is_missing (&a->members[i]) &&
+        found[i].sb.events > found[fresh].sb.events)
+      fresh = i;
+  for (i = 0; i < n; ++i) {
+    const struct mdsb *sb = &found[i].sb, *fsb = &found[fresh].sb;
+    unsigned fr;
+
+    stale[i] = false;
+    if (is_missing (&a->members[i]))
+      continue;
+    fr = sb->dev_number < fsb->max_dev &&
+      sb->dev_number < MDSB_MAX_DEV_LIMIT
+      ? fsb->dev_roles[sb->dev_number] : MDSB_ROLE_SPARE;
+    if (sb->events + 1 < fsb->events)
+      nbdkit_error ("member %u (%s) is stale: events %" PRIu64 " < %"
+                    PRIu64 "; left out, needs a rebuild", role[i],
+                    a->members[i].name, sb->events, fsb->events);
+    else if (fr != role[i] && sb->events < fsb->events)
+      nbdkit_error ("member %u (%s) is stale: events %" PRIu64 " < %"
+                    PRIu64 ", and the freshest superblock (%s's) lists it "
+                    "%s; left out, needs a rebuild", role[i],
+                    a->members[i].name, sb->events, fsb->events,
+                    a->members[fresh].name, role_words (fr, w, sizeof w));
+    else if (fr != role[i])
+      nbdkit_error ("member %u (%s) is stale: the freshest superblock "
+                    "(%s's, events %" PRIu64 ") lists it %s; left out, "
+                    "needs a rebuild", role[i], a->members[i].name,
+                    a->members[fresh].name, fsb->events,
+                    role_words (fr, w, sizeof w));
+    else {
+      if (sb->events < fsb->events)
+        nbdkit_debug ("raid: member %s is one event behind (%" PRIu64
+                      " < %" PRIu64 ") and the freshest superblock still "
+                      "lists it in its role: an update was cut short; it "
+                      "is used, as md uses it", a->members[i].name,
+                      sb->events, fsb->events);
+      nlive++;
+      continue;
+    }
+    stale[i] = true;
+  }
+  if (level == RAID_LEVEL_0 && nlive < n) {
+    for (i = 0; i < n && !is_missing (&a->members[i]) && !stale[i]; ++i)
+      ;
+    if (is_missing (&a->members[i]))
+      nbdkit_error ("member: a RAID 0 cannot start with a member missing: "
+                    "it keeps no copies");
+    else
+      nbdkit_error ("member: a RAID 0 cannot start without %s, which is "
+                    "stale: it keeps no copies", a->members[i].name);
+    return -1;
+  }
+
+  /* 7. Members in the places of their roles.  Missing ones take the
+   * roles that no member holds, in order.
+   */
+  for (i = 0, r = 0; i < n; ++i) {
+    if (!is_missing (&a->members[i]))
+      continue;
+    while (holder[r] >= 0)
+      r++;
+    role[i] = r;
+    holder[r] = i;
+  }
+  moved = malloc (n * sizeof *moved);
+  if (moved == NULL) {
+    nbdkit_error ("malloc: %m");
+    return -1;
+  }
+  memcpy (moved, a->members, n * sizeof *moved);
+  for (r = 0; r < n; ++r) {
+    struct member *m = &a->members[r];
+
+    i = holder[r];
+    member_move (m, &moved[i]);
+    m->index = r;
+    m->load = &a->reads.member[r];
+    meta->in_array[r] = !is_missing (m) && !stale[i];
+    if (!is_missing (m))
+      meta->sb[r] = found[i].sb;
+    if (stale[i])
+      atomic_store (&m->failed, true);
+    if (!is_missing (m) && m->min_block > align)
+      align = m->min_block;
+    sizes[r] = data_offset + MDSB_SECTOR *
+      (level == RAID_LEVEL_0 ? found[i].sb.data_size : sb0->size);
+  }
+  free (moved);
+  if (data_offset % align != 0) {
+    nbdkit_error ("member: the members' md data offset, %" PRIu64 " bytes, "
+                  "is not a multiple of a member's minimum block size %u",
+                  data_offset, align);
+    return -1;
+  }
+
+  p = (struct raid_geom_params) {
+    .level = level,
+    .chunk = chunk,
+    .copies = copies,
+    .data_offset = data_offset,
+    .nmembers = n,
+    .member_size = sizes,
+  };
+  a->geom = raid_geom_new (&p);
+  if (a->geom == NULL) {
+    nbdkit_error ("%s", raid_geom_error ());
+    return -1;
+  }
+
+  /* md needs a layout only for a RAID 0 with more than one zone; then it
+   * must be the alternate one, which is raidsim's geometry.
+   */
+  if (level == RAID_LEVEL_0 && raid_geom_nzones (a->geom) > 1 &&
+      (!(sb0->feature_map & MDSB_FEATURE_RAID0_LAYOUT) ||
+       sb0->layout != MDSB_RAID0_LAYOUT_ALTERNATE)) {
+    nbdkit_error ("member: the array is a RAID 0 of members of different "
+                  "sizes in md's %s layout (layout %" PRIu32 "); raidsim "
+                  "serves md's alternate layout only",
+                  sb0->feature_map & MDSB_FEATURE_RAID0_LAYOUT
+                  ? "original" : "unspecified", sb0->layout);
+    goto drop;
+  }
+
+  /* 6. Every chunk keeps a live copy. */
+  {
+    uint32_t failed = 0;
+
+    for (r = 0; r < n; ++r)
+      if (atomic_load (&a->members[r].failed))
+        failed |= UINT32_C (1) << r;
+    if (!request_array_whole (a, failed)) {
+      nbdkit_error ("member: the array cannot start: with the members that "
+                    "are missing or stale left out, some of its chunks "
+                    "have no live copy");
+      goto drop;
+    }
+    meta->on = true;
+    meta->max_dev = found[fresh].sb.max_dev;
+    meta->resync_offset = found[fresh].sb.resync_offset;
+    meta->events = found[fresh].sb.events;
+    pthread_mutex_init (&meta->lock, NULL);
+    atomic_store (&meta->recorded, failed);
+    meta->started = false;
+  }
+
+  params.raid.level = level;
+  params.raid.chunk = chunk;
+  params.raid.copies = level == RAID_LEVEL_10 ? copies : params.raid.copies;
+
+  for (r = 0; r < n; ++r)
+    if (is_missing (&a->members[r]))
+      nbdkit_error ("member %u is missing; the array starts degraded, "
+                    "%u of %u members live", r, nlive, n);
+  nbdkit_debug ("raid: assembled md array %s (\"%s\") from md v1.2 "
+                "superblocks: events %" PRIu64 ", %u of %u members live",
+                uuid_of (sb0).s, name_of (sb0).s, meta->events, nlive, n);
+  return 0;
+
+ drop:
+  raid_geom_free (a->geom);
+  a->geom = NULL;
+  return -1;
+}
+
+int
+assemble (struct raid_array *a)
+{
+  unsigned i, nv12 = 0, npresent = 0, first_v12 = 0, first_none = 0;
+  const struct member *m;
+
+  for (i = 0; i < a->nmembers; ++i) {
+    m = &a->members[i];
+    if (is_missing (m))
+      continue;
+    npresent++;
+    if (metadata_read (&a->members[i], &found[i]) == -1)
+      return -1;
+    switch (found[i].kind) {
+    case MD_V1_2:
+      if (nv12++ == 0)
+        first_v12 = i;
+      break;
+    case MD_OTHER:
+      if (params.metadata == METADATA_NONE)
+        nbdkit_error ("member: %s holds md metadata (version %s), which "
+                      "metadata=none would write array data over",
+                      m->name, found[i].version);
+      else
+        nbdkit_error ("member: %s holds md metadata version %s, which "
+                      "raidsim does not serve (only 1.2); refusing to "
+                      "write over it", m->name, found[i].version);
+      return -1;
+    case MD_NONE:
+      if (npresent - nv12 == 1)
+        first_none = i;
+      break;
+    }
+  }
+
+  switch (params.metadata) {
+  case METADATA_NONE:
+    if (nv12 > 0) {
+      m = &a->members[first_v12];
+      nbdkit_error ("member: %s holds an md v1.2 superblock (array %s, "
+                    "\"%s\"), which metadata=none would write array data "
+                    "over; leave metadata= out to assemble the array from "
+                    "it", m->name, found[first_v12].valid
+                    ? uuid_of (&found[first_v12].sb).s : "unreadable",
+                    found[first_v12].valid
+                    ? name_of (&found[first_v12].sb).s : "");
+      return -1;
+    }
+    return assemble_none (a);
+  case METADATA_1_2:
+    if (nv12 < npresent) {
+      nbdkit_error ("member: %s holds no md v1.2 superblock "
+                    "(metadata=1.2)", a->members[first_none].name);
+      return -1;
+    }
+    return assemble_md (a);
+  case METADATA_AUTO:
+  default:
+    if (nv12 == 0 && npresent > 0)
+      return assemble_none (a);
+    if (nv12 == npresent)
+      return assemble_md (a);
+    nbdkit_error ("member: %s holds no md superblock, but %s holds an md "
+                  "v1.2 superblock: a mix is refused (give missing in "
+                  "place of a member that is not part of the md array; a "
+                  "blank one cannot be rebuilt yet)",
+                  a->members[first_none].name, a->members[first_v12].name);
+    return -1;
+  }
+}

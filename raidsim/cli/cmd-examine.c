@@ -1,0 +1,382 @@
+/* raidsim examine: print the md superblock of each member, in the words,
+ * order and layout of mdadm --examine (mdadm 4.2, version 1.x metadata),
+ * so that the two can be compared line by line:
+ *
+ *   diff <(mdadm --examine a.img) <(raidsim examine a.img)
+ *
+ * tests/integration/test-mdadm.sh does exactly that for arrays of every
+ * level.  The superblock is read with mdsb_unpack, so that a damaged one
+ * is still shown (with "Checksum : X - expected Y", as mdadm shows it);
+ * then it is checked with mdsb_decode and mdsb_check_member, and any
+ * fault is reported on stderr and makes the exit status 1.
+ *
+ * Only version 1.2 (the superblock 4K from the start) is read.  Not yet
+ * shown as mdadm shows them, because raidsim writes none of them: the
+ * reshape lines, the cluster name, and the unused space of a member with
+ * an internal bitmap (which needs the bitmap's own superblock).
+ *
+ * Run: build/raidsim/raidsim examine a.img b.img
+ */
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "raidsim/mdsb.h"
+#include "cmd.h"
+#include "md-member.h"
+
+#define CMD PROGRAM_NAME " examine"
+
+static void
+usage (FILE *fp)
+{
+  fprintf (fp,
+           "usage: %s MEMBER...\n"
+           "\n"
+           "Print the md v1.2 superblock of each MEMBER (a file or a block\n"
+           "device) as mdadm --examine prints it, field for field.  The\n"
+           "exit status is 1 if any member has no superblock, or one that\n"
+           "md would refuse (the reason goes to stderr).\n"
+           "\n"
+           "Options:\n"
+           "  -h, --help    show this help\n",
+           CMD);
+}
+
+/* mdadm's " (X.YZ MiB X.YZ MB)" after a byte count: nothing below 5000K,
+ * MiB below 2G, GiB below 2T, else TiB; hundredths rounded half up.
+ */
+static const char *
+human_size (uint64_t bytes)
+{
+  static char buf[64];
+  static const struct {
+    const char *bin, *dec;
+    uint64_t bin_unit, dec_unit;
+  } u[] = {
+    { "MiB", "MB", UINT64_C (1) << 20, UINT64_C (1000000) },
+    { "GiB", "GB", UINT64_C (1) << 30, UINT64_C (1000000000) },
+    { "TiB", "TB", UINT64_C (1) << 40, UINT64_C (1000000000000) },
+  };
+  unsigned i;
+  uint64_t cbin, cdec;
+
+  if (bytes < 5000 * 1024)
+    return "";
+  if (bytes < (UINT64_C (2) << 30))
+    i = 0;
+  else if (bytes < (UINT64_C (2) << 40))
+    i = 1;
+  else
+    i = 2;
+  cbin = (bytes * 200 / u[i].bin_unit + 1) / 2;
+  cdec = (bytes / (u[i].dec_unit / 200) + 1) / 2;
+  snprintf (buf, sizeof buf, " (%" PRIu64 ".%02" PRIu64 " %s %" PRIu64
+            ".%02" PRIu64 " %s)",
+            cbin / 100, cbin % 100, u[i].bin, cdec / 100, cdec % 100,
+            u[i].dec);
+  return buf;
+}
+
+static void
+print_time (const char *label, uint64_t t)
+{
+  time_t secs = t & ((UINT64_C (1) << 40) - 1);
+
+  printf ("%s : %.24s\n", label, ctime (&secs));
+}
+
+static void
+print_r10_layout (uint32_t layout)
+{
+  unsigned near = MDSB_RAID10_NEAR (layout), far = MDSB_RAID10_FAR (layout);
+  const char *sep = "";
+
+  if (near != 1) {
+    printf ("%s near=%u", sep, near);
+    sep = ",";
+  }
+  if (far != 1)
+    printf ("%s %s=%u", sep, MDSB_RAID10_OFFSET (layout) ? "offset" : "far",
+            far);
+  if (near * far == 1)
+    printf ("NO REDUNDANCY");
+}
+
+/* The data disks' share of each member, for "Array Size". */
+static bool
+array_share (const struct mdsb *sb, uint64_t *num, uint64_t *den)
+{
+  *den = 1;
+  switch (sb->level) {
+  case 1: *num = 1; break;
+  case 4: case 5: *num = sb->raid_disks - 1; break;
+  case 6: *num = sb->raid_disks - 2; break;
+  case 10:
+    *num = sb->raid_disks;
+    *den = MDSB_RAID10_NEAR (sb->layout) * MDSB_RAID10_FAR (sb->layout);
+    break;
+  default: return false;
+  }
+  return *num != 0 && *den != 0;
+}
+
+static void
+print_array_state (const struct mdsb *sb)
+{
+  int32_t delta_extra = 0;
+  uint32_t d, i, n;
+  bool inconsistent = false;
+
+  if ((sb->feature_map & MDSB_FEATURE_RESHAPE_ACTIVE) &&
+      (int32_t) sb->delta_disks < 0)
+    delta_extra = -(int32_t) sb->delta_disks;
+  n = sb->raid_disks + delta_extra;
+
+  printf ("   Array State : ");
+  for (d = 0; d < n; ++d) {
+    unsigned cnt = 0;
+
+    for (i = 0; i < sb->max_dev && i < MDSB_MAX_DEV_LIMIT; ++i)
+      if (sb->dev_roles[i] == d)
+        cnt++;
+    if (cnt == 2 && sb->level > 0)
+      putchar ('R');
+    else if (cnt == 1)
+      putchar ('A');
+    else if (cnt == 0)
+      putchar ('.');
+    else {
+      putchar ('?');
+      inconsistent = true;
+    }
+  }
+  printf (" ('A' == active, '.' == missing, 'R' == replacing)\n");
+  for (i = 0; i < sb->max_dev && i < MDSB_MAX_DEV_LIMIT; ++i)
+    if (sb->dev_roles[i] <= MDSB_ROLE_MAX && sb->dev_roles[i] > n)
+      inconsistent = true;
+  if (inconsistent) {
+    printf ("WARNING Array state is inconsistent - each number should "
+            "appear only once\n");
+    for (i = 0; i < sb->max_dev && i < MDSB_MAX_DEV_LIMIT; ++i)
+      if (sb->dev_roles[i] >= MDSB_ROLE_FAULTY)
+        printf (" %u:-", i);
+      else
+        printf (" %u:%u", i, sb->dev_roles[i]);
+    printf ("\n");
+  }
+}
+
+static void
+print_uuid (const char *label, const uint8_t uuid[16])
+{
+  char s[36];
+
+  mdsb_format_uuid (uuid, s);
+  printf ("%s : %s\n", label, s);
+}
+
+static void
+examine (const struct mdsb *sb, const uint8_t *buf, uint64_t member_sectors,
+         const char *homehost)
+{
+  const char *level = mdsb_level_name (sb->level);
+  size_t hl = strlen (homehost);
+  uint64_t num, den, before, after;
+  uint32_t csum;
+  unsigned role;
+
+  printf ("          Magic : %08" PRIx32 "\n", sb->magic);
+  printf ("        Version : 1.%d\n",
+          sb->super_offset <= 4 ? 1 : sb->super_offset <= 8 ? 2 : 0);
+  printf ("    Feature Map : 0x%" PRIx32 "\n", sb->feature_map);
+  print_uuid ("     Array UUID", sb->set_uuid);
+  printf ("           Name : %.32s", sb->set_name);
+  if (hl > 0 && hl < 32 && sb->set_name[hl] == ':' &&
+      strncmp (sb->set_name, homehost, hl) == 0)
+    printf ("  (local to host %s)", homehost);
+  printf ("\n");
+  print_time ("  Creation Time", sb->ctime);
+  printf ("     Raid Level : %s\n", level ? level : "-unknown-");
+  printf ("   Raid Devices : %" PRIu32 "\n", sb->raid_disks);
+  printf ("\n");
+
+  printf (" Avail Dev Size : %" PRIu64 " sectors%s\n",
+          sb->data_size, human_size (sb->data_size << 9));
+  if (sb->level > 0) {
+    if (array_share (sb, &num, &den)) {
+      uint64_t bytes = (sb->size << 9) * num / den;
+
+      printf ("     Array Size : %" PRIu64 " KiB%s\n",
+              bytes >> 10, human_size (bytes));
+    }
+    if (sb->size != sb->data_size)
+      printf ("  Used Dev Size : %" PRIu64 " sectors%s\n",
+              sb->size, human_size (sb->size << 9));
+  }
+  if (sb->data_offset)
+    printf ("    Data Offset : %" PRIu64 " sectors\n", sb->data_offset);
+  if (sb->new_offset && (sb->feature_map & MDSB_FEATURE_NEW_OFFSET))
+    printf ("     New Offset : %" PRIu64 " sectors\n",
+            sb->data_offset + (int32_t) sb->new_offset);
+  printf ("   Super Offset : %" PRIu64 " sectors\n", sb->super_offset);
+  if (sb->feature_map & MDSB_FEATURE_RECOVERY_OFFSET)
+    printf ("Recovery Offset : %" PRIu64 " sectors\n", sb->recovery_offset);
+  mdsb_unused_space (sb, member_sectors, 0, &before, &after);
+  if (after != 1 && !(sb->feature_map & MDSB_FEATURE_NEW_OFFSET))
+    printf ("   Unused Space : before=%" PRIu64 " sectors, after=%" PRIu64
+            " sectors\n", before, after);
+  printf ("          State : %s\n",
+          sb->resync_offset == MDSB_RESYNC_DONE ? "clean" : "active");
+  print_uuid ("    Device UUID", sb->device_uuid);
+  printf ("\n");
+
+  if (sb->feature_map & MDSB_FEATURE_BITMAP_OFFSET)
+    printf ("Internal Bitmap : %ld sectors from superblock\n",
+            (long) (int32_t) sb->bitmap_offset);
+  else if (sb->feature_map & (MDSB_FEATURE_PPL | MDSB_FEATURE_MULTIPLE_PPLS))
+    printf ("            PPL : %u sectors at offset %d sectors from "
+            "superblock\n", (unsigned) (sb->bitmap_offset >> 16),
+            (int) (sb->bitmap_offset & 0xffff));
+  if (sb->devflags) {
+    printf ("          Flags :");
+    if (sb->devflags & MDSB_DEVFLAG_WRITEMOSTLY)
+      printf (" write-mostly");
+    if (sb->devflags & MDSB_DEVFLAG_FAILFAST)
+      printf (" failfast");
+    printf ("\n");
+  }
+  print_time ("    Update Time", sb->utime);
+  if (sb->bblog_size && sb->bblog_offset) {
+    printf ("  Bad Block Log : %d entries available at offset %ld sectors",
+            sb->bblog_size * 512 / 8, (long) (int32_t) sb->bblog_offset);
+    if (sb->feature_map & MDSB_FEATURE_BAD_BLOCKS)
+      printf (" - bad blocks present.");
+    printf ("\n");
+  }
+  if (mdsb_checksum (buf, MDSB_SIZE, &csum) == 0 && csum == sb->sb_csum)
+    printf ("       Checksum : %" PRIx32 " - correct\n", sb->sb_csum);
+  else
+    printf ("       Checksum : %" PRIx32 " - expected %" PRIx32 "\n",
+            sb->sb_csum, csum);
+  printf ("         Events : %" PRIu64 "\n", sb->events);
+  printf ("\n");
+
+  if (sb->level == 0 && (sb->feature_map & MDSB_FEATURE_RAID0_LAYOUT))
+    printf ("         Layout : %s\n",
+            sb->layout == MDSB_RAID0_LAYOUT_ORIGINAL ? "original"
+            : sb->layout == MDSB_RAID0_LAYOUT_ALTERNATE ? "alternate"
+            : sb->layout == 0 ? "dangerous" : "-unknown-");
+  if (sb->level == 10) {
+    printf ("         Layout :");
+    print_r10_layout (sb->layout);
+    printf ("\n");
+  }
+  switch (sb->level) {
+  case 0: case 4: case 5: case 6: case 10:
+    printf ("     Chunk Size : %dK\n", (int) sb->chunksize / 2);
+    break;
+  case MDSB_LEVEL_LINEAR:
+    printf ("       Rounding : %dK\n", (int) sb->chunksize / 2);
+    break;
+  }
+  printf ("\n");
+
+  role = mdsb_role (sb);
+  printf ("   Device Role : ");
+  if (role >= MDSB_ROLE_FAULTY)
+    printf ("spare\n");
+  else if (role == MDSB_ROLE_JOURNAL)
+    printf ("Journal\n");
+  else if (sb->feature_map & MDSB_FEATURE_REPLACEMENT)
+    printf ("Replacement device %u\n", role);
+  else
+    printf ("Active device %u\n", role);
+  print_array_state (sb);
+}
+
+/* Examine one member.  Returns 0, or -1 if it has no superblock or one
+ * that md would refuse.
+ */
+static int
+examine_member (const char *path, const char *homehost)
+{
+  struct md_member m;
+  uint8_t buf[MDSB_SIZE];
+  struct mdsb sb;
+  int r = -1;
+
+  if (md_member_open (&m, CMD, path, false) == -1)
+    return -1;
+  if (md_member_read_sb (&m, CMD, buf) == -1)
+    goto out;
+  mdsb_unpack (buf, sizeof buf, &sb);
+  if (sb.magic != MDSB_MAGIC || sb.major_version != 1) {
+    mdsb_decode (buf, sizeof buf, &sb);         /* for its message */
+    fprintf (stderr, "%s: %s: no md superblock (%s)\n", CMD, path,
+             mdsb_error ());
+    goto out;
+  }
+  if (sb.super_offset != MDSB_SUPER_OFFSET) {
+    fprintf (stderr, "%s: %s: no md v1.2 superblock (super_offset: %"
+             PRIu64 ", not %d)\n", CMD, path, sb.super_offset,
+             MDSB_SUPER_OFFSET);
+    goto out;
+  }
+  printf ("%s:\n", path);
+  examine (&sb, buf, m.size / MDSB_SECTOR, homehost);
+  fflush (stdout);
+  if (mdsb_decode (buf, sizeof buf, &sb) == -1 ||
+      mdsb_check_member (&sb, m.size / MDSB_SECTOR) == -1) {
+    fprintf (stderr, "%s: %s: md would refuse this superblock: %s\n",
+             CMD, path, mdsb_error ());
+    goto out;
+  }
+  r = 0;
+ out:
+  md_member_close (&m);
+  return r;
+}
+
+int
+cmd_examine (int argc, char **argv)
+{
+  static const struct option longopts[] = {
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  char homehost[256] = "";
+  int c, i, status = 0;
+
+  while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'h':
+      usage (stdout);
+      return 0;
+    default:
+      usage (stderr);
+      return 1;
+    }
+  }
+  if (optind == argc) {
+    fprintf (stderr, "%s: member: name at least one member to examine\n",
+             CMD);
+    return 1;
+  }
+  /* mdadm marks a name "HOST:NAME" as local when HOST is this machine's
+   * (its HOMEHOST <system>, Debian's default).
+   */
+  if (gethostname (homehost, sizeof homehost - 1) == -1)
+    homehost[0] = '\0';
+
+  for (i = optind; i < argc; ++i)
+    if (examine_member (argv[i], homehost) == -1)
+      status = 1;
+  return status;
+}

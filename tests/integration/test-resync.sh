@@ -1,0 +1,249 @@
+#!/bin/bash
+# raidsim tests: md's safe mode (clean and dirty superblocks) and the
+# resync after an unclean shutdown (issue 13, item 3), checked with real
+# mdadm --examine.
+#
+# crash   RAID 1 of 2 and RAID 10 of 4, made by raidsim create
+#         --assume-clean: 10 runs each of stamped, non-overlapping
+#         writes (nbd-io --stamp --acked, QD32, in random order), the
+#         server killed -9 after a different time each run.  mdadm then
+#         says the array is active (dirty).  Restarted, the plugin logs
+#         the resync and its end; then every pair of copies is
+#         byte-identical (member data areas compared with cmp), every
+#         write acknowledged before the kill reads back, and mdadm says
+#         clean.
+#         Mutants killed: sync_write_start not marking dirty (mdadm says
+#         clean after the kill, no resync, copies differ); the resync
+#         thread skipping the walk (copies differ).
+# dirty   RAID 1 of a file and an NBD member behind nbdkit's delay
+#         filter (wdelay=1): while a write is held in flight mdadm says
+#         the file member is active; 0.2 s after it and at a clean
+#         stop, clean.
+#         Mutants killed: no dirty mark (clean while the write is in
+#         flight); safe mode never marking clean (still active after
+#         the idle time).
+#
+# Skips (77) if nbdkit, its file plugin and delay filter, nbdcopy or
+# mdadm is missing.
+#
+# Run: meson test -C build resync
+#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
+#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
+#        tests/integration/test-resync.sh [SCENARIO...]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=${SRCDIR:-$here/../..}
+RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
+RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
+NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
+# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
+. "$SRCDIR/scripts/lib.sh"
+RAIDSIM_PROG=test-resync.sh
+
+[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
+[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
+[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
+command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
+command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
+command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
+command -v perl >/dev/null 2>&1 || skip "perl is not installed"
+nbdkit file --version >/dev/null 2>&1 ||
+  skip "nbdkit's file plugin is not installed"
+nbdkit --filter=delay null --version >/dev/null 2>&1 ||
+  skip "nbdkit's delay filter is not installed"
+export TZ=UTC
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-resync.XXXXXX")
+at_exit rm -rf "$tmp"
+
+uri () { echo "nbd+unix:///?socket=$1"; }
+
+fail ()
+{
+  [ -f "$1/nbdkit.log" ] && sed "s|^|$RAIDSIM_PROG:   log: |" "$1/nbdkit.log" >&2
+  shift
+  die "$*"
+}
+
+# state DIR MEMBER: mdadm's State line of MEMBER ("clean", "active").
+state ()
+{
+  mdadm --examine "$2" >"$1/examine" 2>&1 || fail "$1" "mdadm --examine $2: $(cat "$1/examine")"
+  sed -n 's/^ *State : //p' "$1/examine"
+}
+
+# data_offset MEMBER: bytes before the data, from mdadm.
+data_offset ()
+{
+  local s
+  s=$(mdadm --examine "$1" | sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
+  echo $(( s * 512 ))
+}
+
+# same_data D M1 M2: the data areas of two members are byte-identical.
+same_data ()
+{
+  local off
+  off=$(data_offset "$2")
+  cmp <(tail -c +$(( off + 1 )) "$2") <(tail -c +$(( off + 1 )) "$3") \
+    >"$1/cmp" 2>&1 || fail "$1" "copies $2 and $3 differ: $(cat "$1/cmp")"
+}
+
+# wait_log D TEXT SECONDS
+wait_log ()
+{
+  local i
+  for (( i = 0; i < $3 * 10; i++ )); do
+    grep -q -- "$2" "$1/nbdkit.log" && return 0
+    sleep 0.1
+  done
+  fail "$1" "no \"$2\" in the log after $3 s"
+}
+
+# probe D: one read, retried while the server is coming up; the first
+# connection also starts the array (superblocks, resync).
+probe ()
+{
+  local i
+  for (( i = 0; i < 50; i++ )); do
+    echo "r 0 4096" | "$NBD_IO" "$(uri "$1/sock")" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  fail "$1" "the array cannot be read"
+}
+
+# check_acked D IMAGE ACKED: every acknowledged write reads back.
+check_acked ()
+{
+  perl -e '
+    open my $f, "<:raw", $ARGV[0] or die "$ARGV[0]: $!";
+    local $/; my $img = <$f>;
+    open my $a, "<", $ARGV[1] or die "$ARGV[1]: $!";
+    my ($n, $bad) = (0, 0);
+    while (<$a>) {
+      my ($off, $len, $b) = split;
+      $n++;
+      if (substr ($img, $off, $len) ne chr ($b) x $len) {
+        print STDERR "acknowledged write at $off ($len bytes, byte $b) lost\n"
+          if $bad++ < 5;
+      }
+    }
+    print "$n acknowledged writes, $bad lost\n";
+    exit ($bad ? 1 : 0);
+  ' "$2" "$3" >"$1/acked.out" 2>&1 ||
+    fail "$1" "$(cat "$1/acked.out")"
+}
+
+crash_runs ()
+{
+  local level=$1 run d size nblocks delay mid=0
+  shift
+  for run in 1 2 3 4 5 6 7 8 9 10; do
+    d="$tmp/crash$level-$run"
+    mkdir -p "$d"
+    cd "$d"
+    truncate -s 32M "$@"
+    "$RAIDSIM" create --level="$level" $( [ "$level" = 1 ] || echo --chunk=64K ) --assume-clean "$@" \
+      >create.out 2>&1 || fail "$d" "raidsim create: $(cat create.out)"
+    size=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' create.out)
+    nblocks=$(( size / 4096 ))
+    # Every 4K block once, in an order of this run's.
+    shuf -i 0-$(( nblocks - 1 )) --random-source=<(yes "$run$level") |
+      awk '{ print "w", $1 * 4096, 4096 }' >reqs
+    serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
+      fail "$d" "the plugin did not start"
+    probe "$d"
+    "$NBD_IO" --depth 32 --stamp "$run" --acked acked "$(uri "$d/sock")" \
+      <reqs >nbd-io.out 2>&1 &
+    local io=$!
+    delay=$(( 110 + run * 12 ))
+    sleep "0.$(printf %03d $delay)"
+    local inflight=no
+    if kill -0 $io 2>/dev/null; then inflight=yes; fi
+    kill -KILL "$SERVE_PID"
+    wait "$SERVE_PID" 2>/dev/null || true
+    wait $io 2>/dev/null || true
+    touch acked
+    if [ $inflight = yes ] && [ -s acked ]; then mid=$(( mid + 1 )); fi
+    local was; was=$(state "$d" "$1")
+    [ $inflight = no ] || [ ! -s acked ] || [ "$(state "$d" "$1")" = active ] ||
+      fail "$d" "after a kill -9 during writes mdadm says $(state "$d" "$1"), not active"
+    : >nbdkit.log
+    serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
+      fail "$d" "the plugin did not restart"
+    # The resync starts with the first connection (nbdkit says only then
+    # whether it serves read-only).
+    probe "$d"
+    [ "$was" = clean ] || wait_log "$d" "resync: done" 30
+    nbdcopy "$(uri "$d/sock")" out.img || fail "$d" "reading back failed"
+    stop_pid "$SERVE_PID"
+    check_acked "$d" out.img acked
+    case $level in
+      1) same_data "$d" "$1" "$2" ;;
+      10) same_data "$d" "$1" "$2"; same_data "$d" "$3" "$4" ;;
+    esac
+    [ "$(state "$d" "$1")" = clean ] ||
+      fail "$d" "after the resync and a clean stop mdadm says $(state "$d" "$1")"
+    say "  run $run: killed after ${delay} ms, $(wc -l <acked) writes acknowledged, copies identical"
+    cd "$tmp"
+    rm -rf "$d"
+  done
+  say "  $mid of 10 kills came while writes were in flight"
+  [ $mid -ge 3 ] || die "too few kills during the load ($mid of 10)"
+}
+
+scenario_crash ()
+{
+  say "crash: kill -9 during writes, restart, resync"
+  crash_runs 1 a.img b.img
+  crash_runs 10 a.img b.img c.img d.img
+}
+
+scenario_dirty ()
+{
+  say "dirty: dirty while a write is in flight, clean after idle"
+  local d="$tmp/dirty" io
+  mkdir -p "$d"
+  cd "$d"
+  truncate -s 16M a.img b.img
+  "$RAIDSIM" create --level=1 --assume-clean a.img b.img >create.out 2>&1 ||
+    fail "$d" "raidsim create: $(cat create.out)"
+  nbdkit --foreground --exit-with-parent -U "$d/b.sock" -P "$d/b.pid" \
+    --filter=delay file b.img wdelay=1 >>b.log 2>&1 &
+  local bpid=$!
+  at_exit stop_pid $bpid
+  wait_for_file "$d/b.pid" $bpid 30 || die "nbdkit file did not start"
+  serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" a.img "$(uri "$d/b.sock")" ||
+    fail "$d" "the plugin did not start"
+  # The first connection writes the superblocks (1 s on b).
+  echo "r 0 4096" | "$NBD_IO" "$(uri "$d/sock")" || fail "$d" "read failed"
+  [ "$(state "$d" a.img)" = clean ] ||
+    fail "$d" "before any write mdadm says $(state "$d" a.img)"
+  echo "w 65536 65536" | "$NBD_IO" "$(uri "$d/sock")" >io.out 2>&1 &
+  io=$!
+  sleep 0.5
+  [ "$(state "$d" a.img)" = active ] ||
+    fail "$d" "while a write is in flight mdadm says $(state "$d" a.img), not active"
+  wait $io || fail "$d" "the write failed: $(cat io.out)"
+  sleep 0.2
+  [ "$(state "$d" a.img)" = active ] || say "  (already clean 0.2 s after the write)"
+  sleep 1.5
+  [ "$(state "$d" a.img)" = clean ] ||
+    fail "$d" "after the write and an idle time mdadm says $(state "$d" a.img)"
+  [ "$(state "$d" b.img)" = clean ] ||
+    fail "$d" "after the write and an idle time mdadm says $(state "$d" b.img) of b.img"
+  echo "w 0 4096" | "$NBD_IO" "$(uri "$d/sock")" || fail "$d" "write failed"
+  stop_pid "$SERVE_PID"
+  [ "$(state "$d" a.img)" = clean ] ||
+    fail "$d" "after a clean stop mdadm says $(state "$d" a.img)"
+  say "  active while writing, clean when idle and after a stop"
+  cd "$tmp"
+}
+
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(dirty crash)
+for s in "${scenarios[@]}"; do
+  "scenario_$s"
+done
+say "PASS"
