@@ -122,7 +122,7 @@ case $ENGINES in
 esac
 engine_of e3-threads "$shm" io=threads
 expect "E3: io=threads on tmpfs" "threads: threads threads"
-if nbdkit "$RAID_PLUGIN" --dump-plugin | grep -qx 'raid_io=uring'; then
+if [ "$(nbdkit "$RAID_PLUGIN" --dump-plugin | sed -n 's/^raid_io=//p')" = uring ]; then
   engine_of e3-uring "$shm" io=uring
   expect "E3: io=uring on tmpfs" "uring: uring uring"
 else
