@@ -14,7 +14,8 @@
 #   raid1 x2      RAID 1 over 2
 #   raid10 x4     RAID 10 over 4 (2 near copies)
 #   raid0 x4 threads  RAID 0 over 4 with io=threads (the others use
-#                 io=auto, which is io_uring where the kernel allows it)
+#                 io=auto, which on tmpfs is the inline engine: each
+#                 request's member I/Os in the request's own thread)
 # RAID sets use the default chunk (128K) and read policy (least-pending).
 # Before the read jobs the whole data set is written once (1M sequential,
 # not timed), so reads are of real data, not holes.
@@ -32,6 +33,9 @@
 #                          byte is written twice).
 # A figure is PASS or MISS; the script exits 0 either way, since this is
 # a measurement, not a test.  The fan-out proof is bench/fanout.sh.
+# Each raid setup runs with stats=, and the table names the engine its
+# file members used (the statistics' "io": inline, threads or uring), so
+# that a table says which code it measured.
 #
 # Every setup gets the same nbdkit options (--threads $THREADS, the
 # foreground, a Unix socket) and the same fio options; both are printed.
@@ -46,7 +50,11 @@
 # BASELINE=PATH (another build of the raid plugin, e.g. of an older
 # commit: every raid setup is also served by it, as NAME-base, in the
 # same rounds, so that two builds are compared under the same load;
-# this takes about twice the time and the tmpfs space).
+# this takes about twice the time and the tmpfs space), PAIRS=1 (run
+# the anchor again beside every setup, ABBA round by round, so that each
+# ratio comes from two runs seconds apart: on a busy machine the
+# anchor's own figure moves from one run to the next by more than the
+# differences measured; this takes about twice the time).
 # With the defaults it takes about 6 minutes.  The load average and CPU pressure before and
 # after are printed: figures taken while something else was running are
 # noisy, and the ratio ranges show by how much.
@@ -67,6 +75,7 @@ BENCH_DIR=${BENCH_DIR:-/dev/shm}
 ONLY=${ONLY:-}
 JOBS=${JOBS:-}
 BASELINE=${BASELINE:-}
+PAIRS=${PAIRS:-0}
 
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built (meson compile -C build)"
 [ -z "$BASELINE" ] || [ -f "$BASELINE" ] || die "BASELINE: $BASELINE not found"
@@ -194,7 +203,7 @@ for s in "${setups[@]}"; do
   else
     # shellcheck disable=SC2086 # params is a list of key=value words
     serve "$d/sock" "$log" --threads "$THREADS" "$plugin" \
-      $params "${files[@]}"
+      $params stats="$d/stats.json" "${files[@]}"
   fi
   pids[$name]=$SERVE_PID
   say "$desc: prefilling $SIZE"
@@ -207,20 +216,53 @@ done
 # median N...: the middle value (the lower middle of an even count).
 median () { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int ((NR + 1) / 2)] }'; }
 
+# one SETUP-LINE JOB-FIELDS...: run one job against one setup, record
+# its figures, and set LAST_IOPS.
+one ()
+{
+  local name desc io bw cpu uri
+  IFS='|' read -r name desc _ <<<"$1"
+  uri="nbd+unix:///?socket=$work/$name/sock"
+  read -r io bw cpu < <(run_fio "$name-$3" "$uri" "$3" "$4" "$5" \
+                                "${pids[$name]}")
+  iops[$name,$2]+=" $io"
+  mbs[$name,$2]+=" $bw"
+  cpus[$name,$2]+=" $cpu"
+  say "round $round/$ROUNDS: $desc: $2: $io IOPS," \
+      "$(awk -v b="$bw" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s," \
+      "server CPU $cpu us per I/O"
+  LAST_IOPS=$io
+}
+
 for (( round = 1; round <= ROUNDS; round++ )); do
   for j in "${jobs[@]}"; do
     IFS='|' read -r jname rw bs depth <<<"$j"
+    if [ "$PAIRS" = 1 ]; then
+      # Each setup beside its own run of the anchor, the anchor first in
+      # odd rounds and second in even ones, so that the two runs of a
+      # ratio are seconds apart and drift favours neither.
+      anchor_line=
+      for s in "${active[@]}"; do
+        [[ $s == anchor\|* ]] && anchor_line=$s
+      done
+      [ -n "$anchor_line" ] || die "PAIRS=1 needs the anchor in ONLY"
+      for s in "${active[@]}"; do
+        [[ $s == anchor\|* ]] && continue
+        IFS='|' read -r name _ <<<"$s"
+        if (( round % 2 )); then
+          one "$anchor_line" "$jname" "$rw" "$bs" "$depth"; a=$LAST_IOPS
+          one "$s" "$jname" "$rw" "$bs" "$depth"; x=$LAST_IOPS
+        else
+          one "$s" "$jname" "$rw" "$bs" "$depth"; x=$LAST_IOPS
+          one "$anchor_line" "$jname" "$rw" "$bs" "$depth"; a=$LAST_IOPS
+        fi
+        ratios[$name,$jname]+=" $(awk -v x="$x" -v y="$a" \
+                                     'BEGIN { printf "%.3f", x / y }')"
+      done
+      continue
+    fi
     for s in "${active[@]}"; do
-      IFS='|' read -r name desc _ <<<"$s"
-      uri="nbd+unix:///?socket=$work/$name/sock"
-      read -r io bw cpu < <(run_fio "$name-$rw" "$uri" "$rw" "$bs" \
-                                    "$depth" "${pids[$name]}")
-      iops[$name,$jname]+=" $io"
-      mbs[$name,$jname]+=" $bw"
-      cpus[$name,$jname]+=" $cpu"
-      say "round $round/$ROUNDS: $desc: $jname: $io IOPS," \
-          "$(awk -v b="$bw" 'BEGIN { printf "%.1f", b / 1e6 }') MB/s," \
-          "server CPU $cpu us per I/O"
+      one "$s" "$jname" "$rw" "$bs" "$depth"
     done
     # Each round's ratio, against the anchor of the same round.
     for s in "${active[@]}"; do
@@ -234,6 +276,23 @@ for (( round = 1; round <= ROUNDS; round++ )); do
                                    'BEGIN { printf "%.3f", x / y }')"
     done
   done
+done
+
+# engine SETUP: the engine of its file members, from its statistics
+# (SIGUSR1 has the plugin write them), or "-" for the anchor.
+declare -A engines
+for s in "${active[@]}"; do
+  IFS='|' read -r name _ _ _ params <<<"$s"
+  engines[$name]=-
+  [ -n "$params" ] || continue
+  rm -f "$work/$name/stats.json"
+  kill -USR1 "${pids[$name]}"
+  for (( i = 0; i < 50; i++ )); do
+    [ -s "$work/$name/stats.json" ] && break
+    sleep 0.1
+  done
+  engines[$name]=$(perl -MJSON::PP -e 'local $/; print decode_json (<>)->{io}' \
+                     "$work/$name/stats.json" 2>/dev/null || echo "?")
 done
 
 # target SETUP JOB: the least ratio to the anchor, or empty.
@@ -251,17 +310,25 @@ echo
 echo "nbdkit $(nbdkit --version | awk '{ print $2 }'), --threads $THREADS," \
      "one Unix socket per setup; fio $(fio --version), one connection:"
 echo "  fio ${fio_common[*]} --uri=URI --rw=RW --bs=BS --iodepth=QD"
-echo "machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), Linux $(uname -r), data on tmpfs $BENCH_DIR"
+echo "machine: $(nproc) CPUs ($(sed -n '/^model name/{s/^model name[[:space:]]*: //p;q}' /proc/cpuinfo)), Linux $(uname -r), data on tmpfs $BENCH_DIR"
 echo "before: $load_before; after: $(load)"
 echo "plugin: $RAID_PLUGIN${BASELINE:+; baseline (NAME, base): $BASELINE}"
-echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
-echo "medians over the rounds, ratio the median of each round's IOPS ratio"
-echo "to that round's anchor (range in brackets); cpu/IO the median of"
+if [ "$PAIRS" = 1 ]; then
+  echo "$ROUNDS rounds; in each, every setup's run is paired with a run of the"
+  echo "anchor just before it (odd rounds) or after it (even rounds); IOPS and"
+  echo "MB/s are medians over the runs, ratio the median of the pairs' IOPS"
+  echo "ratios (range in brackets); cpu/IO the median of"
+else
+  echo "$ROUNDS rounds, setups interleaved within each job; IOPS and MB/s are"
+  echo "medians over the rounds, ratio the median of each round's IOPS ratio"
+  echo "to that round's anchor (range in brackets); cpu/IO the median of"
+fi
 echo "the server's CPU time per I/O in microseconds (user + system, all"
-echo "its threads)"
+echo "its threads); quartiles: the middle half of the ratios lies between"
+echo "them"
 echo
-printf '%-20s %-17s %8s %8s %7s %5s %-11s %6s %s\n' \
-  setup job IOPS MB/s cpu/IO ratio "(range)" target verdict
+printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %-9s %6s %s\n' \
+  setup engine job IOPS MB/s cpu/IO ratio "(range)" quartiles target verdict
 for s in "${active[@]}"; do
   IFS='|' read -r name desc _ <<<"$s"
   for j in "${jobs[@]}"; do
@@ -272,7 +339,7 @@ for s in "${active[@]}"; do
     mb=$(awk -v b="$(median ${mbs[$name,$jname]})" 'BEGIN { printf "%.1f", b / 1e6 }')
     # shellcheck disable=SC2086
     cpu=$(median ${cpus[$name,$jname]})
-    ratio="" range="" want="" verdict=""
+    ratio="" range="" iqr="" want="" verdict=""
     if [ -n "${ratios[$name,$jname]:-}" ]; then
       # shellcheck disable=SC2086
       ratio=$(printf '%.2f' "$(median ${ratios[$name,$jname]})")
@@ -280,12 +347,19 @@ for s in "${active[@]}"; do
       range=$(printf '%s\n' ${ratios[$name,$jname]} | sort -g |
               awk 'NR == 1 { lo = $1 } { hi = $1 }
                    END { printf "(%.2f-%.2f)", lo, hi }')
+      # The middle half of the ratios: the lower and upper quartiles.
+      # shellcheck disable=SC2086
+      iqr=$(printf '%s\n' ${ratios[$name,$jname]} | sort -g |
+            awk '{ v[NR] = $1 }
+                 END { q1 = int ((NR + 3) / 4); q3 = int ((3 * NR + 3) / 4)
+                       printf "%.2f-%.2f", v[q1], v[q3] }')
       want=$(target "$name" "$jname")
       verdict=$(awk -v r="$ratio" -v t="$want" \
                     'BEGIN { print ((r + 0 >= t + 0) ? "PASS" : "MISS") }')
       want=">=$want"
     fi
-    printf '%-20s %-17s %8s %8s %7s %5s %-11s %6s %s\n' "$desc" "$jname" \
-      "$io" "$mb" "$cpu" "$ratio" "$range" "$want" "$verdict"
+    printf '%-20s %-7s %-17s %8s %8s %7s %5s %-11s %-9s %6s %s\n' "$desc" \
+      "${engines[$name]}" "$jname" "$io" "$mb" "$cpu" "$ratio" "$range" \
+      "$iqr" "$want" "$verdict"
   done
 done

@@ -1,6 +1,6 @@
 /* nbdkit-raid-plugin: members that are regular files or block devices.
  *
- * Two engines run the I/O, chosen by io=:
+ * Three engines run the I/O, chosen by io=:
  *
  *   uring    one io_uring per member.  Any thread submits under a short
  *            lock; one reaper thread per member takes completions,
@@ -12,6 +12,13 @@
  *            cannot be set up (old kernels, seccomp filters) or would
  *            hand every I/O to a kernel thread anyway (see
  *            nowait_supported), and io=threads everywhere.
+ *   inline   no thread at all: the request's thread does the I/O,
+ *            synchronously, after its batch's other members' I/Os are
+ *            in flight (member_submit_all).  io=auto uses it for
+ *            regular files on tmpfs and ramfs (memory_backed), where an
+ *            I/O is a memory copy that never waits for a device, so
+ *            that handing it to another thread costs more than it
+ *            can gain; io=inline everywhere.
  *
  * Either way the request's own thread does the last member I/O of each
  * batch itself (file_run, called by member_submit_all).  A member I/O
@@ -22,6 +29,12 @@
  * Both serve every request of every nbdkit thread, so a member never has
  * more than max-inflight I/Os outstanding, and both complete each I/O
  * with member_io_done from their own thread.
+ *
+ * Block devices are opened with O_EXCL, as md claims its members: a
+ * device that is mounted, in an md array or claimed by another program
+ * is refused, and none of those can claim it while we serve.  A loop
+ * device's backing file is recorded (m->backing) so that raid.c can
+ * refuse it beside the very file it loops (O_EXCL does not see that).
  */
 
 #include <errno.h>
@@ -34,10 +47,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/falloc.h>
+#include <linux/magic.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 
 #include <liburing.h>
 
@@ -84,11 +100,48 @@ file_claims (const char *name)
   return true;
 }
 
+/* The block devices this backend holds, so that one given twice is
+ * called that rather than "in use" (O_EXCL refuses our own claim too).
+ */
+static struct {
+  dev_t rdev;
+  const char *name;
+} claimed[RAID_MAX_MEMBERS];
+static unsigned nclaimed;
+
+/* If the open block device fd is a loop device, the identity of what
+ * it loops, in the form file_open gives members ("file:DEV:INO" or
+ * "block:RDEV"); NULL if it is not a loop device.  Returns 0, or -1 if
+ * out of memory.
+ *
+ * The kernel fills lo_device and lo_rdevice with huge_encode_dev, the
+ * same bits as glibc's st_dev and st_rdev for every device number Linux
+ * can have (12-bit majors, 20-bit minors), so they compare as they are.
+ */
+static int
+loop_backing (int fd, char **backing)
+{
+  struct loop_info64 li;
+  char id[64];
+
+  *backing = NULL;
+  if (ioctl (fd, LOOP_GET_STATUS64, &li) == -1)
+    return 0;                   /* not a loop device, or not bound */
+  if (li.lo_rdevice)
+    snprintf (id, sizeof id, "block:%ju", (uintmax_t) li.lo_rdevice);
+  else
+    snprintf (id, sizeof id, "file:%ju:%ju", (uintmax_t) li.lo_device,
+              (uintmax_t) li.lo_inode);
+  *backing = strdup (id);
+  return *backing ? 0 : -1;
+}
+
 static int
 file_open (struct member *m)
 {
   struct file_priv *f;
   struct stat st;
+  int excl = 0;
   off_t end;
   char id[64];
 
@@ -98,10 +151,33 @@ file_open (struct member *m)
     return -1;
   }
   m->priv = f;
-  f->fd = open (m->name, O_RDWR | O_CLOEXEC);
+  /* O_EXCL on a block device claims it, as md does; on a regular file
+   * it would mean nothing (without O_CREAT), so ask only for devices.
+   */
+  if (stat (m->name, &st) == 0 && S_ISBLK (st.st_mode))
+    excl = O_EXCL;
+  f->fd = open (m->name, O_RDWR | O_CLOEXEC | excl);
   if (f->fd == -1 && (errno == EACCES || errno == EROFS || errno == EPERM)) {
-    f->fd = open (m->name, O_RDONLY | O_CLOEXEC);
+    int why = errno;
+
+    f->fd = open (m->name, O_RDONLY | O_CLOEXEC | excl);
     m->read_only = true;
+    if (f->fd >= 0)
+      member_warning (m, "cannot be opened for writing (%s), so the "
+                      "whole array is served read-only", strerror (why));
+  }
+  if (f->fd == -1 && errno == EBUSY && excl) {
+    unsigned i;
+
+    for (i = 0; i < nclaimed; ++i)
+      if (claimed[i].rdev == st.st_rdev) {
+        nbdkit_error ("member: %s and %s are the same device",
+                      claimed[i].name, m->name);
+        return -1;
+      }
+    nbdkit_error ("member: %s: the device is in use (mounted, in an md "
+                  "array, or held by another program): %m", m->name);
+    return -1;
   }
   if (f->fd == -1) {
     nbdkit_error ("member: %s: %m", m->name);
@@ -114,6 +190,13 @@ file_open (struct member *m)
   if (S_ISBLK (st.st_mode)) {
     f->is_block = true;
     snprintf (id, sizeof id, "block:%ju", (uintmax_t) st.st_rdev);
+    if (nclaimed < RAID_MAX_MEMBERS)
+      claimed[nclaimed++] = (typeof (claimed[0])) {
+        .rdev = st.st_rdev, .name = m->name };
+    if (loop_backing (f->fd, &m->backing) == -1) {
+      nbdkit_error ("member: %s: %m", m->name);
+      return -1;
+    }
   }
   else if (S_ISREG (st.st_mode))
     snprintf (id, sizeof id, "file:%ju:%ju",
@@ -704,11 +787,31 @@ nowait_supported (struct file_priv *f)
   return preadv2 (f->fd, &iov, 1, 0, RWF_NOWAIT) >= 0 || errno == EAGAIN;
 }
 
+/* A regular file whose pages live in memory only (tmpfs, ramfs): its
+ * I/O is a memory copy that never waits for a device.  A block device
+ * never is, even a RAM disk: it has a queue and a driver of its own.
+ */
+static bool
+memory_backed (struct file_priv *f)
+{
+  struct statfs sf;
+
+  if (f->is_block || fstatfs (f->fd, &sf) == -1)
+    return false;
+  return sf.f_type == TMPFS_MAGIC || sf.f_type == RAMFS_MAGIC;
+}
+
 static int
 file_start (struct member *m)
 {
   struct file_priv *f = m->priv;
 
+  if (m->io_mode == FILE_IO_INLINE ||
+      (m->io_mode == FILE_IO_AUTO && memory_backed (f))) {
+    m->engine = "inline";
+    m->inline_io = true;
+    return 0;
+  }
   if (m->io_mode == FILE_IO_AUTO && !nowait_supported (f))
     nbdkit_debug ("raid: member %s: its file system cannot do "
                   "non-blocking I/O, using worker threads", m->name);
@@ -764,6 +867,12 @@ file_submit (struct member *m, struct member_io *io)
   if (would_grow (f, io)) {
     errno = MEMBER_ESHRUNK;
     return -1;
+  }
+  if (m->inline_io) {
+    int r = sync_io (f, io);
+
+    member_io_done (io, r == -1 ? (errno ? errno : EIO) : 0);
+    return 0;
   }
   return f->use_uring ? uring_submit (m, io) : threads_submit (m, io);
 }

@@ -49,6 +49,31 @@
  * A member whose connection drops (server killed, network gone) fails
  * every I/O in flight and every later one with EIO, and the request
  * path treats it exactly like a file member whose I/O fails.
+ *
+ * Timeouts (timeout=, m->timeout_ms).  A server that stops answering
+ * (stopped, wedged, a network that drops packets without a reset)
+ * would otherwise hold its I/Os, and the requests waiting for them,
+ * forever:
+ *
+ *   - The connection is made with nbd_aio_connect_uri and nbd_poll
+ *     against a deadline, so that a listener that accepts but never
+ *     speaks NBD fails the start with an error naming the member.
+ *   - Every I/O handed to libnbd is on the member's in-flight list,
+ *     oldest first, until its completion; an I/O split into several
+ *     commands goes to the back of the list whenever one of them gets
+ *     its reply, so that its time counts from its last reply.  The
+ *     reader thread sleeps no longer than the deadline of the
+ *     list's first; past it, it shuts the
+ *     socket down (shutdown (2), not close: the fd stays libnbd's).
+ *     libnbd then reads end-of-file, moves to DEAD and retires every
+ *     command it holds through its completion callback, as it does when
+ *     a server dies, and those I/Os fail with ETIMEDOUT; so do all later
+ *     ones.  Neither the reader nor anything else ever completes an I/O
+ *     that libnbd still holds: its buffer is given back only by libnbd's
+ *     own callback, after libnbd has let go of the command, so no late
+ *     reply can land in a buffer that was freed.
+ *   - A block status (extents) waits the same time, then drops the
+ *     connection the same way.
  */
 
 #include <errno.h>
@@ -77,6 +102,7 @@
 #include <nbdkit-plugin.h>
 
 #include "member.h"
+#include "stats.h"
 
 /* -D raid.nbd=1 logs each NBD member's connection, the reader thread
  * starting and stopping, and libnbd's own debug messages.
@@ -130,6 +156,14 @@ struct nbd_priv {
   /* Split I/Os whose next commands the reader thread must issue. */
   pthread_mutex_t todo_lock;
   struct nbd_req *todo;
+
+  /* The I/Os libnbd holds, oldest first, linked through q_next and
+   * q_prev, for the timeout; and whether the connection was dropped
+   * because one of them (or a block status) took too long.
+   */
+  pthread_mutex_t track_lock;
+  struct member_io *track_first, *track_last;
+  atomic_bool timed_out;
 };
 
 /* An I/O that takes more than one NBD command.  Single-command I/Os, by
@@ -180,10 +214,13 @@ is_connection_error (int err)
     err == ECONNABORTED || err == EPIPE || err == ETIMEDOUT;
 }
 
+/* ETIMEDOUT once the connection was dropped for taking too long. */
 static int
-map_error (int err)
+map_error (struct nbd_priv *np, int err)
 {
-  return is_connection_error (err) ? EIO : err;
+  if (!is_connection_error (err))
+    return err;
+  return atomic_load (&np->timed_out) ? ETIMEDOUT : EIO;
 }
 
 /* The errno for a command libnbd refused to queue.  Not for use in a
@@ -195,11 +232,11 @@ refused_errno (struct nbd_priv *np)
   int err = nbd_get_errno ();
 
   if (nbd_aio_is_dead (np->nbd) || nbd_aio_is_closed (np->nbd))
-    return EIO;
+    return map_error (np, ENOTCONN);
   if (raid_debug_nbd)
     nbdkit_debug ("raid: member %u (%s): %s", np->m->index, np->m->name,
                   nbd_get_error ());
-  return err ? map_error (err) : EIO;
+  return err ? map_error (np, err) : EIO;
 }
 
 /* Wake the reader thread: libnbd may now want to write, or there is
@@ -212,6 +249,180 @@ kick (struct nbd_priv *np)
 
   if (write (np->wake_fd, &one, sizeof one) == -1 && errno != EAGAIN)
     nbdkit_debug ("raid: member %s: eventfd write: %m", np->m->name);
+}
+
+/*----------------------------------------------------------------------
+ * Timeouts (see the top of the file).
+ */
+
+/* timeout=, as the user would write it, for messages. */
+static const char *
+timeout_str (unsigned ms, char *buf, size_t n)
+{
+  if (ms % 1000 == 0)
+    snprintf (buf, n, "%us", ms / 1000);
+  else
+    snprintf (buf, n, "%ums", ms);
+  return buf;
+}
+
+/* Give up on the connection: shut its socket down, so that libnbd
+ * fails everything it holds (through the callbacks) as soon as the
+ * reader next drives it.  what says what took too long.  Not for use
+ * in a libnbd callback (it calls nbd_aio_get_fd).
+ */
+static void
+drop_hung (struct nbd_priv *np, const char *what)
+{
+  char t[32];
+  int fd;
+
+  if (atomic_exchange (&np->timed_out, true))
+    return;
+  nbdkit_error ("member %u (%s): %s had no reply within %s (timeout=): "
+                "the connection is dropped, and every I/O to this member "
+                "fails with ETIMEDOUT from now on", np->m->index,
+                np->m->name, what,
+                timeout_str (np->m->timeout_ms, t, sizeof t));
+  fd = nbd_aio_get_fd (np->nbd);
+  if (fd >= 0 && shutdown (fd, SHUT_RDWR) == -1)
+    nbdkit_debug ("raid: member %s: shutdown: %m", np->m->name);
+  kick (np);
+}
+
+/* io is about to be handed to libnbd: it is the newest in flight. */
+static void
+track_add (struct nbd_priv *np, struct member_io *io)
+{
+  pthread_mutex_lock (&np->track_lock);
+  io->progress_ns = stats_now_ns ();
+  io->q_next = NULL;
+  io->q_prev = np->track_last;
+  if (np->track_last)
+    np->track_last->q_next = io;
+  else
+    np->track_first = io;
+  np->track_last = io;
+  pthread_mutex_unlock (&np->track_lock);
+}
+
+/* libnbd has let go of io (or never took it). */
+static void
+track_remove (struct nbd_priv *np, struct member_io *io)
+{
+  pthread_mutex_lock (&np->track_lock);
+  if (io->q_prev)
+    io->q_prev->q_next = io->q_next;
+  else
+    np->track_first = io->q_next;
+  if (io->q_next)
+    io->q_next->q_prev = io->q_prev;
+  else
+    np->track_last = io->q_prev;
+  io->q_next = io->q_prev = NULL;
+  pthread_mutex_unlock (&np->track_lock);
+}
+
+/* One command of io got its reply: its time starts again, so it goes
+ * to the back of the list, where every other I/O started earlier.
+ */
+static void
+track_touch (struct nbd_priv *np, struct member_io *io)
+{
+  pthread_mutex_lock (&np->track_lock);
+  io->progress_ns = stats_now_ns ();
+  if (np->track_last != io) {
+    if (io->q_prev)
+      io->q_prev->q_next = io->q_next;
+    else
+      np->track_first = io->q_next;
+    io->q_next->q_prev = io->q_prev;
+    io->q_next = NULL;
+    io->q_prev = np->track_last;
+    np->track_last->q_next = io;
+    np->track_last = io;
+  }
+  pthread_mutex_unlock (&np->track_lock);
+}
+
+/* The reader's check: drop the connection if the oldest I/O in flight
+ * is past its deadline.  Returns how many milliseconds the reader may
+ * sleep before it must look again, or -1 for as long as it likes.
+ */
+static int
+check_deadline (struct nbd_priv *np)
+{
+  uint64_t limit = (uint64_t) np->m->timeout_ms * 1000000, now, age;
+  struct member_io *oldest;
+  int left = -1;
+
+  if (limit == 0 || atomic_load (&np->timed_out))
+    return -1;
+  now = stats_now_ns ();
+  pthread_mutex_lock (&np->track_lock);
+  /* The list holds only I/Os that are not done, and an io is not freed
+   * before it is done: reading it under the lock is safe.
+   */
+  oldest = np->track_first;
+  if (oldest) {
+    age = now > oldest->progress_ns ? now - oldest->progress_ns : 0;
+    if (age < limit)
+      left = (limit - age + 999999) / 1000000;
+  }
+  pthread_mutex_unlock (&np->track_lock);
+  if (oldest && left == -1) {
+    drop_hung (np, "an I/O");
+    return -1;
+  }
+  return left;
+}
+
+/* Connect and shake hands, within timeout_ms if it is not 0.  Returns
+ * 0, or -1 after an error naming the member.
+ */
+static int
+connect_member (struct member *m, struct nbd_priv *np)
+{
+  uint64_t deadline = 0;
+  char t[32];
+
+  if (nbd_aio_connect_uri (np->nbd, m->name) == -1) {
+    nbdkit_error ("member: %s: %s", m->name, nbd_get_error ());
+    return -1;
+  }
+  if (m->timeout_ms)
+    deadline = stats_now_ns () + (uint64_t) m->timeout_ms * 1000000;
+  while (nbd_aio_is_connecting (np->nbd)) {
+    int wait = -1;
+
+    if (deadline) {
+      uint64_t now = stats_now_ns ();
+      const char *state = nbd_connection_state (np->nbd);
+
+      if (now >= deadline) {
+        timeout_str (m->timeout_ms, t, sizeof t);
+        if (state && strncmp (state, "CONNECT", 7) == 0)
+          nbdkit_error ("member: %s: could not connect within %s "
+                        "(timeout=)", m->name, t);
+        else
+          nbdkit_error ("member: %s: connected, but no NBD handshake "
+                        "within %s (timeout=): is an NBD server "
+                        "listening there?", m->name, t);
+        return -1;
+      }
+      wait = (deadline - now + 999999) / 1000000;
+    }
+    if (nbd_poll (np->nbd, wait) == -1) {
+      nbdkit_error ("member: %s: %s", m->name, nbd_get_error ());
+      return -1;
+    }
+  }
+  if (!nbd_aio_is_ready (np->nbd)) {
+    nbdkit_error ("member: %s: the NBD handshake failed (%s)", m->name,
+                  nbd_connection_state (np->nbd));
+    return -1;
+  }
+  return 0;
 }
 
 /*----------------------------------------------------------------------
@@ -371,6 +582,7 @@ nbdm_open (struct member *m)
   np->m = m;
   np->wake_fd = -1;
   pthread_mutex_init (&np->todo_lock, NULL);
+  pthread_mutex_init (&np->track_lock, NULL);
 
   np->nbd = nbd_create ();
   if (np->nbd == NULL) {
@@ -393,11 +605,12 @@ nbdm_open (struct member *m)
    * tls-psk-file= may name local files.
    */
   if (nbd_set_uri_allow_local_file (np->nbd, true) == -1 ||
-      nbd_add_meta_context (np->nbd, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1 ||
-      nbd_connect_uri (np->nbd, m->name) == -1) {
+      nbd_add_meta_context (np->nbd, LIBNBD_CONTEXT_BASE_ALLOCATION) == -1) {
     nbdkit_error ("member: %s: %s", m->name, nbd_get_error ());
     return -1;
   }
+  if (connect_member (m, np) == -1)
+    return -1;
 
   size = nbd_get_size (np->nbd);
   if (size == -1) {
@@ -406,6 +619,9 @@ nbdm_open (struct member *m)
   }
   m->size = size;
   m->read_only = cap (nbd_is_read_only (np->nbd));
+  if (m->read_only)
+    member_warning (m, "its server exports it read-only, so the whole "
+                    "array is served read-only");
   np->can_flush = cap (nbd_can_flush (np->nbd));
   np->can_fua = cap (nbd_can_fua (np->nbd));
   np->can_trim = cap (nbd_can_trim (np->nbd));
@@ -521,6 +737,7 @@ nbdm_close (struct member *m)
   if (np->wake_fd >= 0)
     close (np->wake_fd);
   pthread_mutex_destroy (&np->todo_lock);
+  pthread_mutex_destroy (&np->track_lock);
   free (np);
   m->priv = NULL;
 }
@@ -536,7 +753,10 @@ static int
 single_done (void *user_data, int *error)
 {
   struct member_io *io = user_data;
-  member_io_done (io, map_error (*error));
+  struct nbd_priv *np = io->member->priv;
+
+  track_remove (np, io);
+  member_io_done (io, map_error (np, *error));
   return 1;                     /* retire the command */
 }
 
@@ -544,10 +764,12 @@ static void
 finish (struct nbd_req *req)
 {
   struct member_io *io = req->io;
+  struct nbd_priv *np = req->np;
   int err = atomic_load (&req->err);
 
-  err = map_error (err);
+  err = map_error (np, err);
   free (req);
+  track_remove (np, io);
   member_io_done (io, err);
 }
 
@@ -590,6 +812,8 @@ piece_done (void *user_data, int *error)
 
   if (*error)
     set_error (req, *error);
+  else
+    track_touch (req->np, req->io);
   if (atomic_fetch_sub (&req->refs, 1) == 1) {
     if (!more_to_issue (req))
       finish (req);
@@ -694,6 +918,7 @@ submit_single (struct nbd_priv *np, struct member_io *io, uint32_t flags)
   nbd_completion_callback cb = { .callback = single_done, .user_data = io };
   int64_t cookie = -1;
 
+  track_add (np, io);
   switch (io->op) {
   case MOP_READ:
     cookie = nbd_aio_pread (np->nbd, io->buf, io->length, io->offset, cb, 0);
@@ -716,7 +941,10 @@ submit_single (struct nbd_priv *np, struct member_io *io, uint32_t flags)
    * run before nbd_aio_* returns.
    */
   if (cookie == -1) {
-    errno = refused_errno (np);
+    int err = refused_errno (np);
+
+    track_remove (np, io);
+    errno = err;
     return -1;
   }
   kick (np);
@@ -803,6 +1031,7 @@ nbdm_submit (struct member *m, struct member_io *io)
   atomic_init (&req->refs, 1);
   atomic_init (&req->err, 0);
   io->backend_priv = req;
+  track_add (np, io);
   advance (req);
   return 0;
 }
@@ -844,6 +1073,8 @@ reader (void *arg)
      * when it moved to DEAD; say once why the member's I/O fails now.
      */
     alive = !nbd_aio_is_dead (np->nbd) && !nbd_aio_is_closed (np->nbd);
+    if (atomic_load (&np->timed_out))
+      logged_lost = true;       /* drop_hung said why */
     if (!alive && !logged_lost && !stopping) {
       logged_lost = true;
       nbdkit_error ("member %u (%s): the NBD connection is lost; every "
@@ -871,6 +1102,14 @@ reader (void *arg)
                       "the disconnect", np->m->name);
         break;
       }
+    }
+
+    /* Sleep no longer than the oldest I/O's deadline. */
+    if (alive && !stopping) {
+      int left = check_deadline (np);
+
+      if (left >= 0 && (timeout < 0 || left < timeout))
+        timeout = left;
     }
 
     if (alive) {
@@ -906,6 +1145,8 @@ reader (void *arg)
       else if ((dir & LIBNBD_AIO_DIRECTION_WRITE) &&
                (fds[1].revents & (POLLOUT | POLLHUP | POLLERR)))
         r = nbd_aio_notify_write (np->nbd);
+      if (r == -1 && atomic_load (&np->timed_out))
+        logged_lost = true;
       if (r == -1 && !logged_lost && !stopping) {
         logged_lost = true;
         nbdkit_error ("member %u (%s): the NBD connection is lost: %s; "
@@ -998,6 +1239,7 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
 {
   struct nbd_priv *np = m->priv;
   struct status_wait w = { .offset = member_offset };
+  pthread_condattr_t ca;
   uint64_t count;
   int64_t cookie;
   int hole = 0;
@@ -1010,7 +1252,10 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
   count = MIN (count, MAX_EFFECT);
 
   pthread_mutex_init (&w.lock, NULL);
-  pthread_cond_init (&w.cond, NULL);
+  pthread_condattr_init (&ca);
+  pthread_condattr_setclock (&ca, CLOCK_MONOTONIC);
+  pthread_cond_init (&w.cond, &ca);
+  pthread_condattr_destroy (&ca);
   if (np->started) {
     cookie = nbd_aio_block_status (np->nbd, count, member_offset,
                                    (nbd_extent_callback) {
@@ -1021,10 +1266,32 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
                                      .user_data = &w },
                                    0);
     if (cookie != -1) {
+      struct timespec deadline;
+      bool dropped = m->timeout_ms == 0;
+
       kick (np);
+      clock_gettime (CLOCK_MONOTONIC, &deadline);
+      deadline.tv_sec += m->timeout_ms / 1000;
+      deadline.tv_nsec += (m->timeout_ms % 1000) * 1000000L;
+      if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+      }
+      /* w is on this stack: wait for libnbd's callback even past the
+       * deadline, which only makes libnbd give the command up.
+       */
       pthread_mutex_lock (&w.lock);
-      while (!w.done)
-        pthread_cond_wait (&w.cond, &w.lock);
+      while (!w.done) {
+        if (dropped)
+          pthread_cond_wait (&w.cond, &w.lock);
+        else if (pthread_cond_timedwait (&w.cond, &w.lock, &deadline) ==
+                 ETIMEDOUT && !w.done) {
+          pthread_mutex_unlock (&w.lock);
+          drop_hung (np, "a block status request");
+          dropped = true;
+          pthread_mutex_lock (&w.lock);
+        }
+      }
       pthread_mutex_unlock (&w.lock);
     }
     else

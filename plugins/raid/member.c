@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,11 +220,20 @@ member_run (struct member_io *io)
 /* The request's own thread would only sleep in batch_wait while the
  * batch runs, so it works on the batch itself, cooperatively:
  *
- * 1. Every I/O but the last goes to its backend, so that all of them
- *    can be in flight before any is run: nothing waits for one member
- *    before asking the next.
- * 2. This thread runs the last one itself, where the backend can.  A
- *    request that touches one member then costs no hand-off at all.
+ * 1. Every I/O for a member with threads of its own (uring, threads,
+ *    nbd) goes to its backend first, so that all of them are in flight
+ *    before this thread runs anything: nothing waits for one member
+ *    before asking the next.  The last of them is kept back when the
+ *    batch has no inline I/O and the backend can run it here.
+ * 2. This thread runs the one it kept back, then the I/Os of inline
+ *    members (m->inline_io: files on tmpfs or ramfs, io=inline), one
+ *    after another.  A request that touches one member then costs no
+ *    hand-off at all, and on members whose I/O is a memory copy that
+ *    never waits for a device, none of its I/Os does: the copies run
+ *    one after another on this CPU instead of on others, which costs
+ *    the wake-ups and the cache misses of the data crossing CPUs, and
+ *    which buys nothing once the CPUs are busy with other requests
+ *    (docs/performance.md).
  * 3. Then it takes back, latest first, the I/Os that no backend thread
  *    has started yet and runs them too.  Those a backend thread did
  *    start, batch_wait waits for.
@@ -239,23 +250,33 @@ member_run (struct member_io *io)
 void
 member_submit_all (struct member_io *ios, size_t n)
 {
-  struct member_io *last;
+  struct member_io *mine = NULL;        /* kept back in step 1 */
   struct member *m;
-  size_t i;
+  size_t i, last = n, ninline = 0;
 
-  if (n == 0)
-    return;
-  for (i = 0; i + 1 < n; ++i)
-    member_submit (&ios[i]);
-  last = &ios[n - 1];
-  m = last->member;
-  if (m->ops->run == NULL)
-    member_submit (last);
-  else if (member_start (last))
-    member_run (last);
-  for (i = n - 1; i-- > 0;) {
+  for (i = 0; i < n; ++i) {
+    if (ios[i].member->inline_io)
+      ninline++;
+    else
+      last = i;
+  }
+  if (last < n && ninline == 0 && ios[last].member->ops->run)
+    mine = &ios[last];
+
+  for (i = 0; i < n; ++i)
+    if (!ios[i].member->inline_io && &ios[i] != mine)
+      member_submit (&ios[i]);
+
+  if (mine && member_start (mine))
+    member_run (mine);
+  for (i = 0; i < n; ++i)
+    if (ios[i].member->inline_io && member_start (&ios[i]))
+      member_run (&ios[i]);
+
+  for (i = n; i-- > 0;) {
     m = ios[i].member;
-    if (m->ops->take_back && m->ops->take_back (m, &ios[i]))
+    if (&ios[i] != mine && !m->inline_io && m->ops->take_back &&
+        m->ops->take_back (m, &ios[i]))
       member_run (&ios[i]);
   }
 }
@@ -283,4 +304,29 @@ member_io_done (struct member_io *io, int err)
   pthread_cond_signal (&m->slot_cond);
   pthread_mutex_unlock (&m->slot_lock);
   batch_done (b);
+}
+
+/* nbdkit 1.32 has no warning level, and nbdkit_error would call these
+ * errors.  They are given while nbdkit reads its parameters, before it
+ * forks into the background, when stderr is still where the user who
+ * started it is looking: so they go there, in the form of the plugin's
+ * other lines (the statistics summary), and to the debug log as well.
+ */
+void
+member_warning (const struct member *m, const char *fmt, ...)
+{
+  va_list ap;
+  char *msg;
+
+  va_start (ap, fmt);
+  if (vasprintf (&msg, fmt, ap) == -1)
+    msg = NULL;
+  va_end (ap);
+  if (msg == NULL)
+    return;
+  fprintf (stderr, "nbdkit: raid: warning: member %u (%s): %s\n",
+           m->index, m->name, msg);
+  nbdkit_debug ("raid: warning: member %u (%s): %s", m->index, m->name,
+                msg);
+  free (msg);
 }

@@ -25,7 +25,11 @@
  *
  * The request's thread is not idle meanwhile: it runs the batch's last
  * I/O itself, then takes back and runs any of the others that no
- * backend thread has started yet (member_submit_all).
+ * backend thread has started yet (member_submit_all).  Members whose
+ * I/O never waits for a device (files on tmpfs or ramfs, io=inline)
+ * have no backend thread at all: their I/Os run in the request's
+ * thread, one after another, once every other member's I/O of the
+ * batch is in flight.
  *
  * An I/O on a member that has already failed is not submitted: it
  * completes at once with EIO, so the request path sees one uniform kind
@@ -99,6 +103,8 @@ struct member_io {
   uint64_t start_ns;            /* for the latency histogram */
   /* Owned by the backend while the I/O is in flight. */
   uint64_t done_bytes;
+  uint64_t progress_ns;         /* NBD: when it was issued or last got a
+                                 * reply, for the timeout */
   void *backend_priv;
   void *bounce;                 /* member.c's copy of iov[] for backends
                                  * that are not vectored */
@@ -190,18 +196,30 @@ struct member {
   const struct member_ops *ops;
   void *priv;                   /* the backend's state */
   const char *engine;           /* set by ops->start: "uring", "threads",
-                                 * "nbd" */
+                                 * "inline", "nbd" */
+  bool inline_io;               /* set by ops->start: submit does the I/O
+                                 * in the calling thread before it
+                                 * returns (see member_submit_all) */
 
   /* Set before ops->open: how file and device members do I/O (io=). */
   enum file_io_mode {
-    FILE_IO_AUTO,               /* io_uring if it works, else threads */
+    FILE_IO_AUTO,               /* inline on tmpfs and ramfs; else
+                                 * io_uring if it works, else threads */
     FILE_IO_URING,
     FILE_IO_THREADS,
+    FILE_IO_INLINE,
   } io_mode;
+
+  /* Set before ops->open: how long an NBD member may take to connect,
+   * or to answer one I/O, in milliseconds; 0 is forever (timeout=).
+   */
+  unsigned timeout_ms;
 
   /* Set by ops->open. */
   uint64_t size;
   char *identity;               /* same identity = same member twice */
+  char *backing;                /* a loop device's: its backing file's
+                                 * identity, else NULL */
   bool read_only;
   bool can_trim, can_zero, can_flush, can_fua;
   uint32_t min_block;           /* requests must be aligned to this; a
@@ -261,5 +279,12 @@ extern void member_submit (struct member_io *io);
 /* Submit ios[0..n-1], all of one batch. */
 extern void member_submit_all (struct member_io *ios, size_t n);
 extern void member_io_done (struct member_io *io, int err);
+
+/* A warning about member m, at start-up: the array is served, but not
+ * as its user may think (a member that can only be read, space left
+ * unused).  One line, "nbdkit: raid: warning: member N (NAME): ...".
+ */
+extern void member_warning (const struct member *m, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
 
 #endif /* RAID_MEMBER_H */

@@ -25,6 +25,7 @@ struct raid_params params = {
     .policy = RAID_READ_POLICY_DEFAULT,
   },
   .max_inflight = MAX_INFLIGHT_DEFAULT,
+  .timeout_ms = TIMEOUT_DEFAULT_S * 1000,
   .io_mode = FILE_IO_AUTO,
   .sync_speed_min = SYNC_SPEED_MIN_DEFAULT,
   .sync_speed_max = SYNC_SPEED_MAX_DEFAULT,
@@ -34,6 +35,7 @@ static const char *const io_values[] = {
   [FILE_IO_AUTO] = "auto",
   [FILE_IO_URING] = "uring",
   [FILE_IO_THREADS] = "threads",
+  [FILE_IO_INLINE] = "inline",
   NULL
 };
 
@@ -59,6 +61,7 @@ params_metadata_name (enum raid_metadata m)
 static int parse_metadata (const char *key, const char *value);
 static int parse_io (const char *key, const char *value);
 static int parse_inflight (const char *key, const char *value);
+static int parse_timeout (const char *key, const char *value);
 static int parse_speed (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
@@ -80,16 +83,24 @@ static struct plugin_param plugin_params[] = {
            "require the superblocks.  none: no metadata, and refuse "
            "members that hold md metadata, which it would overwrite." },
     .parse = parse_metadata },
-  { .d = { .name = "io", .syntax = "auto|uring|threads",
+  { .d = { .name = "io", .syntax = "auto|uring|threads|inline",
            .values = io_values,
            .help = "How file and device members do I/O; default auto "
-           "(io_uring where the kernel allows)." },
+           "(inline for files on tmpfs and ramfs, else io_uring where "
+           "the kernel allows)." },
     .parse = parse_io },
   { .d = { .name = "max-inflight", .syntax = "N",
            .help = "Member I/Os in flight per member, 1 to "
            STR (MAX_INFLIGHT_MAX) "; default " STR (MAX_INFLIGHT_DEFAULT)
            "." },
     .parse = parse_inflight },
+  { .d = { .name = "timeout", .syntax = "TIME",
+           .help = "How long an NBD member may take to connect, or to "
+           "answer one I/O, before it fails with ETIMEDOUT: seconds (30 "
+           "or 30s) or milliseconds (500ms), up to "
+           STR (TIMEOUT_MAX_S) "s; 0 waits forever.  Default "
+           STR (TIMEOUT_DEFAULT_S) "s, the SCSI command timeout." },
+    .parse = parse_timeout },
   { .d = { .name = "sync-speed-min", .syntax = "KIB",
            .help = "The resync's speed while clients are busy, in KiB/s "
            "(md's speed_limit_min), 1 to 10^9; default "
@@ -139,7 +150,8 @@ parse_io (const char *key, const char *value)
       params.io_mode = i;
       return 0;
     }
-  nbdkit_error ("io: '%s' is not one of auto, uring, threads", value);
+  nbdkit_error ("io: '%s' is not one of auto, uring, threads, inline",
+                value);
   return -1;
 }
 
@@ -158,6 +170,31 @@ parse_inflight (const char *key, const char *value)
     return -1;
   }
   params.max_inflight = v;
+  return 0;
+}
+
+/* A whole number of seconds, with an optional "s", or of milliseconds
+ * with "ms"; 0 is no timeout.
+ */
+static int
+parse_timeout (const char *key, const char *value)
+{
+  char *end;
+  unsigned long long v, scale = 1000, max_ms = TIMEOUT_MAX_S * 1000ull;
+
+  errno = 0;
+  v = strtoull (value, &end, 10);
+  if (strcmp (end, "ms") == 0)
+    scale = 1;
+  else if (strcmp (end, "s") != 0 && *end != '\0')
+    end = (char *) value;       /* not a unit we know: bad */
+  if (errno || end == value || value[0] < '0' || value[0] > '9' ||
+      v > max_ms / scale) {
+    nbdkit_error ("%s: '%s' is not a time such as 30s, 30 or 500ms, "
+                  "from 0 (no timeout) to %ds", key, value, TIMEOUT_MAX_S);
+    return -1;
+  }
+  params.timeout_ms = v * scale;
   return 0;
 }
 

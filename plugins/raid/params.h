@@ -14,6 +14,12 @@
 #define MAX_INFLIGHT_DEFAULT 64
 #define MAX_INFLIGHT_MAX 4096
 
+/* timeout=: the SCSI command timeout's default (the kernel's
+ * /sys/block/SD/device/timeout), what md users are used to waiting.
+ */
+#define TIMEOUT_DEFAULT_S 30
+#define TIMEOUT_MAX_S 86400      /* a day */
+
 /* metadata=: what the members carry (assemble.c). */
 enum raid_metadata {
   METADATA_AUTO,                /* md v1.2 if every member has it, none if
@@ -30,6 +36,7 @@ struct raid_params {
   enum raid_metadata metadata;
   enum file_io_mode io_mode;
   unsigned max_inflight;
+  unsigned timeout_ms;          /* 0: never */
   unsigned long sync_speed_min, sync_speed_max; /* KiB/s (sync.h) */
   char *stats_path;             /* absolute, or NULL */
   unsigned nmembers;

@@ -85,23 +85,42 @@ raid_config (const char *key, const char *value)
 }
 
 /* The same file, device or export given twice would be written twice
- * over itself: refuse it however it is spelled.
+ * over itself: refuse it however it is spelled, and that includes a
+ * loop device over another member's file (or over the same file as
+ * another loop device).
  */
 static int
 check_duplicates (void)
 {
   unsigned i, j;
 
-  for (i = 0; i < array.nmembers; ++i)
-    for (j = 0; j < i; ++j)
-      if (strcmp (array.members[i].identity, array.members[j].identity) == 0) {
+  for (i = 0; i < array.nmembers; ++i) {
+    const struct member *mi = &array.members[i];
+
+    for (j = 0; j < array.nmembers; ++j) {
+      const struct member *mj = &array.members[j];
+
+      if (j < i && strcmp (mi->identity, mj->identity) == 0) {
         nbdkit_error ("member: %s and %s are the same %s",
-                      array.members[j].name, array.members[i].name,
-                      array.members[i].ops == &nbd_ops ? "export" :
-                      strncmp (array.members[i].identity, "block:", 6) == 0
+                      mj->name, mi->name,
+                      mi->ops == &nbd_ops ? "export" :
+                      strncmp (mi->identity, "block:", 6) == 0
                       ? "device" : "file");
         return -1;
       }
+      if (j != i && mi->backing && strcmp (mi->backing, mj->identity) == 0) {
+        nbdkit_error ("member: %s is a loop device over %s, which is "
+                      "also a member", mi->name, mj->name);
+        return -1;
+      }
+      if (j < i && mi->backing && mj->backing &&
+          strcmp (mi->backing, mj->backing) == 0) {
+        nbdkit_error ("member: %s and %s are loop devices over the same "
+                      "file", mj->name, mi->name);
+        return -1;
+      }
+    }
+  }
   return 0;
 }
 
@@ -136,6 +155,36 @@ check_alignment (void)
   return 0;
 }
 
+/* A member much larger than the array needs is probably a mistake (a
+ * RAID 1 of 8M and 64M is 8M): say so when more than 1% of a member
+ * is left unused, as mdadm --create does.  Not for an array assembled
+ * from md superblocks, whose sizes mdadm chose (and warned about) when
+ * it created them, nor for a missing member, which has no size.
+ */
+static void
+warn_unused (void)
+{
+  uint64_t data_offset = raid_geom_data_offset (array.geom);
+  unsigned i;
+
+  if (array.meta.on)
+    return;
+  for (i = 0; i < array.nmembers; ++i) {
+    const struct member *m = &array.members[i];
+    uint64_t used = data_offset + raid_geom_member_used (array.geom, i);
+    uint64_t unused;
+
+    if (m->ops == &missing_ops || m->size <= used)
+      continue;
+    unused = m->size - used;
+    if (unused > m->size / 100)
+      member_warning (m, "%" PRIu64 " of its %" PRIu64 " bytes (%.1f%%) "
+                      "are not used: the array uses %" PRIu64 " bytes of "
+                      "it", unused, m->size, 100.0 * unused / m->size,
+                      used);
+  }
+}
+
 static int
 raid_config_complete (void)
 {
@@ -150,6 +199,7 @@ raid_config_complete (void)
     m->name = params.member[i];
     m->load = &array.reads.member[i];
     m->io_mode = params.io_mode;
+    m->timeout_ms = params.timeout_ms;
     m->max_inflight = params.max_inflight;
     if (member_open (m) == -1)
       return -1;
@@ -163,6 +213,7 @@ raid_config_complete (void)
     return -1;
   if (check_alignment () == -1)
     return -1;
+  warn_unused ();
   stats_init (&array.stats);
   range_lock_init (&array.write_ranges);
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
@@ -239,8 +290,9 @@ raid_preconnect (int readonly)
   return 0;
 }
 
-/* The engine of the file and device members: "uring" or "threads" if
- * they all use one, "mixed" if not, "none" if there are none.
+/* The engine of the file and device members: "uring", "threads" or
+ * "inline" if they all use one, "mixed" if not, "none" if there are
+ * none.
  */
 static const char *
 file_engine (void)
@@ -280,15 +332,20 @@ raid_unload (void)
     metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);
     stats_json_stop ();
+    /* The summary is for those who asked for statistics (stats=) or
+     * for everything (-v, through nbdkit_debug): a plain run exits
+     * quietly.
+     */
     if (params.stats_path)
       stats_json_write (params.stats_path, &src);
-    stats_log_summary (&src);
+    stats_log_summary (&src, params.stats_path != NULL);
     range_lock_destroy (&array.write_ranges);
   }
   for (i = 0; i < array.nmembers; ++i) {
     if (array.members[i].ops)
       array.members[i].ops->close (&array.members[i]);
     free (array.members[i].identity);
+    free (array.members[i].backing);
   }
   params_free ();
   raid_geom_free (array.geom);
@@ -384,6 +441,24 @@ static int raid_can_extents (void *handle) { return 1; }
  */
 static int raid_can_multi_conn (void *handle) { return 1; }
 
+/* The errno a client gets for err.  NBD carries only a few error
+ * codes, and nbdkit turns every other errno into EINVAL, which tells
+ * the client its request was bad: a member that timed out (ETIMEDOUT)
+ * or any other failure of a member is an I/O error to the client.
+ */
+static int
+client_errno (int err)
+{
+  switch (err) {
+  case EPERM: case EROFS: case EIO: case ENOMEM: case EINVAL:
+  case ENOSPC: case EDQUOT: case EFBIG: case EOVERFLOW:
+  case ENOTSUP: case ESHUTDOWN:
+    return err;
+  default:
+    return EIO;
+  }
+}
+
 /* Every client request is counted in the array's statistics once
  * do_* has returned r, with errno set if r is -1, with the pieces the
  * geometry cut it into.
@@ -394,7 +469,8 @@ counted (int op, uint64_t count, size_t pieces, uint64_t start_ns, int r)
   int err = r == -1 ? errno : 0;
 
   stats_done (&array.stats, op, count, pieces, start_ns, err);
-  errno = err;
+  if (r == -1)
+    errno = client_errno (err);
   return r;
 }
 

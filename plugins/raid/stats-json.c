@@ -180,11 +180,15 @@ stats_json_write (const char *path, const struct stats_source *src)
   return r;
 }
 
+/* One summary line: to stderr if to_stderr, else as a debug message
+ * (which nbdkit shows with -v only).
+ */
 static void
-summary_line (const char *what, struct io_stats *live)
+summary_line (const char *what, struct io_stats *live, bool to_stderr)
 {
   struct io_stats *s = malloc (sizeof *s);
   char errs[48] = "";
+  char line[1024];
 
   if (s == NULL)
     return;
@@ -194,13 +198,13 @@ summary_line (const char *what, struct io_stats *live)
    */
   if (s->errors)
     snprintf (errs, sizeof errs, ", %" PRIu64 " errors", s->errors);
-  fprintf (stderr,
-           "nbdkit: raid: stats: %s: %" PRIu64 " reads (%" PRIu64
+  snprintf (line, sizeof line,
+           "raid: stats: %s: %" PRIu64 " reads (%" PRIu64
            " pieces, %" PRIu64 " bytes, p50 %" PRIu64 " p99 %" PRIu64
            " ns), %" PRIu64 " writes (%" PRIu64 " pieces, %" PRIu64
            " bytes, p50 %" PRIu64 " p99 %" PRIu64
            " ns), %" PRIu64 " zero, %" PRIu64 " trim, %" PRIu64
-           " flush%s, max in flight %u\n",
+           " flush%s, max in flight %u",
            what, s->ops[MOP_READ], s->pieces[MOP_READ], s->bytes[MOP_READ],
            raidsim_hist_percentile (&s->lat_read, 50),
            raidsim_hist_percentile (&s->lat_read, 99),
@@ -210,19 +214,23 @@ summary_line (const char *what, struct io_stats *live)
            s->ops[MOP_ZERO], s->ops[MOP_TRIM], s->ops[MOP_FLUSH],
            errs, s->max_inflight);
   free (s);
+  if (to_stderr)
+    fprintf (stderr, "nbdkit: %s\n", line);
+  else
+    nbdkit_debug ("%s", line);
 }
 
 void
-stats_log_summary (const struct stats_source *src)
+stats_log_summary (const struct stats_source *src, bool to_stderr)
 {
   unsigned i;
   char what[64];
 
-  summary_line ("array", src->array);
+  summary_line ("array", src->array, to_stderr);
   for (i = 0; i < src->nmembers; ++i) {
     snprintf (what, sizeof what, "member %u%s", i,
               atomic_load (&src->members[i].failed) ? " (failed)" : "");
-    summary_line (what, &src->members[i].stats);
+    summary_line (what, &src->members[i].stats, to_stderr);
   }
 }
 

@@ -5,6 +5,8 @@
 #ifndef RAID_STATS_JSON_H
 #define RAID_STATS_JSON_H
 
+#include <stdbool.h>
+
 #include "raidsim/geometry.h"
 #include "member.h"
 #include "stats.h"
@@ -16,7 +18,8 @@ struct stats_source {
   struct member *members;
   unsigned nmembers;
   struct io_stats *array;
-  const char *io;               /* "uring" or "threads" */
+  const char *io;               /* "uring", "threads", "inline", "mixed"
+                                 * or "none" */
   struct raid_sync *sync;       /* the resync (sync.h), or NULL */
   pthread_mutex_t *meta_lock;   /* which guards it */
 };
@@ -33,7 +36,10 @@ extern void stats_json_stop (void);
 /* Write the JSON file (atomically: a temporary file renamed over PATH). */
 extern int stats_json_write (const char *path, const struct stats_source *src);
 
-/* One line per member and one for the array, to stderr. */
-extern void stats_log_summary (const struct stats_source *src);
+/* One line per member and one for the array: to stderr if to_stderr,
+ * else as debug messages, which nbdkit prints only with -v.
+ */
+extern void stats_log_summary (const struct stats_source *src,
+                               bool to_stderr);
 
 #endif

@@ -11,7 +11,11 @@
  *   { "level": 0, "chunk": 131072, "size": N, "io": "uring",
  *     "array":   { STATS },
  *     "members": [ { "index": 0, "name": "a.img", "backend": "file",
- *                    "failed": false, STATS... }, ... ] }
+ *                    "engine": "uring", "failed": false, STATS... },
+ *                  ... ] }
+ *
+ *   "io" is the file and device members' engine ("uring", "threads",
+ *   "inline", "mixed" or "none"); "engine" each member's, "nbd" too.
  *
  *   STATS = "ops": { "read": N, "write": N, "zero": N, "trim": N,
  *                    "flush": N },

@@ -103,6 +103,13 @@ bad copies   level=10 copies=1 a.img b.img
 bad copies   level=10 copies=x a.img b.img
 bad foo      level=0 foo=bar a.img b.img                # unknown key
 bad read-policy level=1 read-policy=fastest a.img b.img
+bad timeout  level=1 timeout=abc a.img b.img
+bad timeout  level=1 timeout=-1 a.img b.img
+bad timeout  level=1 timeout=5x a.img b.img             # not s or ms
+bad timeout  level=1 timeout=2m a.img b.img             # minutes: no
+bad timeout  level=1 timeout= a.img b.img
+bad timeout  level=1 timeout=86401s a.img b.img         # over a day
+bad timeout  level=1 timeout=1s timeout=2s a.img b.img  # twice
 
 if [ "$failures" -ne 0 ]; then
   echo "test-bad-config.sh: $failures failures"
