@@ -1,22 +1,37 @@
 /* raidsim: workloads read from fio job files.
  *
  * The simulator reads the same job file that fio runs against the
- * emulated array, so that both mean the same thing by it.  Only a subset
- * of fio's options is understood (the table in fiojob.c); any other
- * option is an error naming its file and line, never silently ignored,
+ * emulated array, so that both mean the same thing by it.  Every option
+ * of fio 3.33 falls in one of three kinds (docs/fio-jobs.md lists them
+ * all, from the tables in fiojob.c):
+ *
+ *   - modelled: the table raidsim_fio_params below, read with fio's own
+ *     spellings and aliases (readwrite for rw, blocksize for bs,
+ *     rwmixwrite as 100 - rwmixread, ...);
+ *   - noted: options with no timing meaning for a model (ioengine,
+ *     filename, direct, logging, verification ...).  They are accepted,
+ *     have no effect, and are listed once in jf->noted so that `raidsim
+ *     run` can say so;
+ *   - refused: options whose timing a block-device model cannot honour
+ *     (fsync: the models have no flush), or that raidsim does not model
+ *     yet.  Loading fails with "FILE:LINE: OPTION: why".
+ *
+ * An option that is neither is an error too, never silently ignored,
  * because an ignored option would make the two runs differ.
  *
  * As in fio, [global] sets defaults for the job sections that follow
  * it, every other section is a job, and all jobs run at the same time.
- * Numbers take fio's suffixes with fio's meaning (bs=4k is 4096 bytes;
- * see RAIDSIM_PT_FIO_INT), and times fio's units (runtime=10 is ten
- * seconds).
+ * Numbers take fio's suffixes with fio's meaning (bs=4k is 4096 bytes,
+ * 4kib 4000 unless kb_base=1000; see fio_size in fiojob.c), and times
+ * fio's units (runtime=10 is ten seconds); ${VAR} is replaced by the
+ * environment variable, as fio does.
  */
 #ifndef RAIDSIM_FIOJOB_H
 #define RAIDSIM_FIOJOB_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "raidsim/param.h"
 
@@ -55,6 +70,8 @@ struct raidsim_job {
   bool stonewall;               /* wait for the jobs before to finish */
   bool norandommap;             /* random offsets drawn with replacement */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
+  unsigned kb_base;             /* fio's kb_base, 1024 or 1000; 0: 1024.
+                                 * Only parsing uses it. */
 
   /* Not fio options: set by the preset expander (preset.c). */
   bool hidden;                  /* run it, leave it out of the reports */
@@ -76,6 +93,11 @@ struct raidsim_jobfile {
   struct raidsim_job *jobs;
   unsigned ngroups;             /* stonewall groups: jobs[].group < ngroups */
   int summary;                  /* enum raidsim_summary */
+  /* The options noted and ignored (no timing meaning for a model), each
+   * once, in the order they first appear, as written ("ioengine, direct,
+   * group_reporting"); NULL if there were none.
+   */
+  char *noted;
 };
 
 extern const struct raidsim_param raidsim_fio_params[];
@@ -83,6 +105,18 @@ extern const struct raidsim_param raidsim_fio_params[];
 /* NULL with raidsim_error () set ("FILE:LINE: OPTION: what is wrong"). */
 extern struct raidsim_jobfile *raidsim_jobfile_load (const char *path);
 extern void raidsim_jobfile_free (struct raidsim_jobfile *jf);
+
+/* If jf noted options, print "PREFIX: PATH: noted, no effect on the
+ * model: A, B, C" and a newline to fp (raidsim run: on stderr).
+ */
+extern void raidsim_jobfile_print_noted (FILE *fp, const char *prefix,
+                                         const struct raidsim_jobfile *jf);
+
+/* The reference of fio's options as raidsim reads them, in Markdown:
+ * the aliases, the noted options and the refused ones by reason, from
+ * the same tables the loader uses (docs/fio-jobs.md includes it).
+ */
+extern void raidsim_fio_options_doc (FILE *fp);
 
 /* Check job j against an array of array_size bytes, and work out the
  * region it covers (nblocks blocks of bs from start) and how many I/Os

@@ -1,13 +1,17 @@
 /* raidsim: reading fio job files (see fiojob.h).  The option table below
- * is the whole subset: its names, defaults and help are fio's, so that
- * a job means what fio's HOWTO says it means.
+ * holds the options raidsim models: their names, defaults and help are
+ * fio's, so that a job means what fio's HOWTO says it means.  After it,
+ * fio's value syntax, and the tables of fio's other options, each noted
+ * (accepted, no effect on the model) or refused, with the reason.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "raidsim/engine.h"
 #include "raidsim/error.h"
@@ -121,30 +125,976 @@ raidsim_rw_is_random (int rw)
     rw == RAIDSIM_RW_RANDMIXED;
 }
 
+/* ---- fio's value syntax ----
+ *
+ * fio reads numbers in parse.c: str_to_decimal takes an integer
+ * (strtoll, so 0x hex too) and get_mult_bytes a multiplier suffix,
+ * lower-cased, matched by its first letters.  With kb_base=1024, fio's
+ * default, "k", "kb" and "ki" are 1024 while "kib" is 1000, the
+ * reverse of IEC, which fio keeps for old job files; kb_base=1000 swaps
+ * them.  A "b" alone, or nothing, is bytes, and "%" a percentage where
+ * an option takes one.  fio silently reads anything else after the
+ * digits as a multiplier of 1 ("4kx" is 4096, "1.5g" is 1); we refuse
+ * it, since a typo should not change the job.  A number that does not
+ * fit in 64 bits is "too large" (fio's strtoll fails on it too).
+ */
+
+enum { FV_OK = 0, FV_SYNTAX = -1, FV_TOO_LARGE = -2, FV_PERCENT = -3 };
+
+static int
+fio_size (const char *s, unsigned kb_base, bool percent_ok, uint64_t *v,
+          bool *percent)
+{
+  unsigned __int128 r = 0;
+  bool big = false;
+  const char *p = s;
+  char suf[8];
+  size_t n, i;
+  unsigned pow = 0;
+  uint64_t base = kb_base ? kb_base : 1024;
+
+  if (percent)
+    *percent = false;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    if (!isxdigit ((unsigned char) p[2]))
+      return FV_SYNTAX;
+    for (p += 2; isxdigit ((unsigned char) *p); ++p) {
+      r = r * 16 + (isdigit ((unsigned char) *p) ? *p - '0'
+                    : tolower ((unsigned char) *p) - 'a' + 10);
+      if (r > UINT64_MAX) {
+        big = true;
+        r = 0;
+      }
+    }
+    if (*p != '\0')
+      return FV_SYNTAX;
+    if (big)
+      return FV_TOO_LARGE;
+    *v = (uint64_t) r;
+    return FV_OK;
+  }
+  if (!isdigit ((unsigned char) *p))
+    return FV_SYNTAX;
+  for (; isdigit ((unsigned char) *p); ++p) {
+    r = r * 10 + (*p - '0');
+    if (r > UINT64_MAX) {
+      big = true;
+      r = 0;
+    }
+  }
+  n = strlen (p);
+  if (n >= sizeof suf)
+    return FV_SYNTAX;
+  for (i = 0; i <= n; ++i)
+    suf[i] = tolower ((unsigned char) p[i]);
+
+  if (strcmp (suf, "%") == 0) {
+    if (!percent_ok || percent == NULL)
+      return FV_PERCENT;
+    if (big || r > 100)
+      return FV_TOO_LARGE;
+    *percent = true;
+    *v = (uint64_t) r;
+    return FV_OK;
+  }
+  if (suf[0] != '\0' && strcmp (suf, "b") != 0) {
+    static const char letters[] = "kmgtp";
+    const char *l = strchr (letters, suf[0]);
+
+    if (l == NULL || suf[0] == '\0')
+      return FV_SYNTAX;
+    pow = l - letters + 1;
+    if (strcmp (suf + 1, "ib") == 0)
+      base = base == 1024 ? 1000 : 1024;
+    else if (strcmp (suf + 1, "") != 0 && strcmp (suf + 1, "b") != 0 &&
+             strcmp (suf + 1, "i") != 0)
+      return FV_SYNTAX;
+  }
+  if (big)
+    return FV_TOO_LARGE;
+  while (pow--) {
+    r *= base;
+    if (r > UINT64_MAX)
+      return FV_TOO_LARGE;
+  }
+  *v = (uint64_t) r;
+  return FV_OK;
+}
+
+/* fio's times (parse.c, get_mult_time): an integer and an optional
+ * case-insensitive unit, us/usec, ms/msec, s, m, h or d; without one
+ * the option's own unit (seconds for runtime, microseconds for
+ * thinktime).  Stored in nanoseconds.
+ */
+static int
+fio_time (const char *s, uint64_t unit_ns, uint64_t *v)
+{
+  static const struct { const char *name; uint64_t ns; } units[] = {
+    { "us", 1000 }, { "usec", 1000 },
+    { "ms", 1000000 }, { "msec", 1000000 },
+    { "s", 1000000000 },
+    { "m", UINT64_C (60) * 1000000000 },
+    { "h", UINT64_C (3600) * 1000000000 },
+    { "d", UINT64_C (86400) * 1000000000 },
+  };
+  unsigned __int128 r = 0;
+  bool big = false;
+  const char *p = s;
+  uint64_t mult = unit_ns;
+  size_t i;
+
+  if (!isdigit ((unsigned char) *p))
+    return FV_SYNTAX;
+  for (; isdigit ((unsigned char) *p); ++p) {
+    r = r * 10 + (*p - '0');
+    if (r > UINT64_MAX) {
+      big = true;
+      r = 0;
+    }
+  }
+  if (*p != '\0') {
+    for (i = 0; i < sizeof units / sizeof units[0]; ++i)
+      if (strcasecmp (p, units[i].name) == 0)
+        break;
+    if (i == sizeof units / sizeof units[0])
+      return FV_SYNTAX;
+    mult = units[i].ns;
+  }
+  if (big)
+    return FV_TOO_LARGE;
+  r *= mult;
+  if (r > UINT64_MAX)
+    return FV_TOO_LARGE;
+  *v = (uint64_t) r;
+  return FV_OK;
+}
+
+/* fio replaces ${VAR} in an option by the environment variable VAR,
+ * or by nothing if it is not set (options.c, fio_option_dup_subs).
+ * Returns a new string, or NULL if out of memory.
+ */
+static char *
+env_subst (const char *s)
+{
+  size_t cap = strlen (s) + 1, len = 0;
+  char *out = malloc (cap);
+
+  if (out == NULL)
+    return NULL;
+  while (*s) {
+    const char *end;
+
+    if (s[0] == '$' && s[1] == '{' && (end = strchr (s + 2, '}')) != NULL &&
+        end > s + 2) {
+      char name[256];
+      const char *val;
+      size_t vl;
+
+      snprintf (name, sizeof name, "%.*s", (int) (end - s - 2), s + 2);
+      val = getenv (name);
+      vl = val ? strlen (val) : 0;
+      if (len + vl + strlen (end + 1) + 1 > cap) {
+        char *o;
+
+        cap = len + vl + strlen (end + 1) + 1;
+        o = realloc (out, cap);
+        if (o == NULL) {
+          free (out);
+          return NULL;
+        }
+        out = o;
+      }
+      memcpy (out + len, val ? val : "", vl);
+      len += vl;
+      s = end + 1;
+      continue;
+    }
+    out[len++] = *s++;
+  }
+  out[len] = '\0';
+  return out;
+}
+
+/* ---- fio's options that are not in the table ----
+ *
+ * Every option of fio 3.33 (options.c, the engines' and the profiles'
+ * option tables) that raidsim_fio_params does not hold is here, with
+ * the reason raidsim notes it (accepts it and ignores it: it has no
+ * timing meaning for a model) or refuses it.  Some are refused only
+ * for values that ask for something: fsync=0 asks for no flush, so it
+ * is noted; `harmless` lists those values.
+ */
+
+enum why {
+  /* Noted: accepted, no effect on the model. */
+  W_NAME, W_TARGET, W_HOST, W_ENGINE, W_DATA, W_RANDOM, W_REPORT,
+  W_PROCESS, W_CHECK, W_PROFILE_OPT, W_IGNORED,
+  /* Refused. */
+  W_FLUSH, W_TRIM, W_ZONED, W_FILES, W_NOIO, W_TRACE, W_FEEDBACK,
+  W_PROFILE, W_DEPRECATED, W_NOTYET,
+  W_NWHY
+};
+#define W_FIRST_REFUSED W_FLUSH
+
+static const struct {
+  const char *title;            /* for the docs */
+  const char *why;              /* after "noted: " or "refused: " */
+} whys[W_NWHY] = {
+  [W_NAME] = { "Names", "a name or a description" },
+  [W_TARGET] = { "The file or device",
+    "where fio does its I/O and how it lays out files; the array takes "
+    "the place of the file or device" },
+  [W_HOST] = { "How the host issues I/O",
+    "how the host issues I/O (engine, page cache, memory, batching, "
+    "threads); the model starts where requests reach the array and "
+    "treats every job as direct I/O" },
+  [W_ENGINE] = { "I/O engine settings",
+    "a setting of one I/O engine; the model starts where requests reach "
+    "the array" },
+  [W_DATA] = { "Data and verification",
+    "data contents or verification; the models time I/O and do not "
+    "look at data, and fio's verify pass after writing is not "
+    "simulated" },
+  [W_RANDOM] = { "Random generators",
+    "fio's random generator or seed; raidsim draws its own sequence "
+    "from --seed" },
+  [W_REPORT] = { "Output, logs and statistics",
+    "output, logs or statistics" },
+  [W_PROCESS] = { "Processes, CPUs and errors",
+    "processes, CPUs, priorities, credentials or error handling on the "
+    "host" },
+  [W_CHECK] = { "Checks on the results",
+    "a limit fio checks the results against (the job fails if it is "
+    "missed); raidsim reports the figures instead" },
+  [W_PROFILE_OPT] = { "Options of fio's profiles",
+    "an option of a fio profile (act, tiobench), which has an effect only "
+    "with profile=, and that is refused" },
+  [W_IGNORED] = { "Deprecated and ignored by fio",
+    "deprecated; fio 3.33 ignores it too" },
+  [W_FLUSH] = { "Flushes and synchronous writes",
+    "flushes or synchronous writes, and the device and controller models "
+    "have no flush operation (include/raidsim/device.h)" },
+  [W_TRIM] = { "Trims",
+    "trims (discards), and the device models have no trim operation" },
+  [W_ZONED] = { "Zoned block devices",
+    "zoned block devices, and the device models are conventional "
+    "drives" },
+  [W_FILES] = { "Several files",
+    "several files, and raidsim runs each job over one region of the "
+    "array" },
+  [W_NOIO] = { "Engines that do no block I/O",
+    "an I/O engine that does no reads or writes at offsets of a block "
+    "device or file, which is what the array model takes" },
+  [W_TRACE] = { "Trace replay",
+    "trace replay, which raidsim does not do yet (issue 15, item 2)" },
+  [W_FEEDBACK] = { "Feedback from measurements",
+    "behaviour that fio adjusts from its measurements as it runs (latency "
+    "targets, steady state, flows between jobs), which raidsim does not "
+    "model" },
+  [W_PROFILE] = { "Profiles", "a built-in fio profile" },
+  [W_DEPRECATED] = { "Deprecated", "deprecated; fio 3.33 refuses it too" },
+  [W_NOTYET] = { "Timing raidsim does not model yet",
+    "timing raidsim does not model yet" },
+};
+
+struct fio_other {
+  const char *name;
+  enum why why;
+  /* For a refused option, the values ('|' between them) that ask for
+   * nothing, under which it is noted instead; numbers compare as
+   * numbers.  NULL: refused whatever its value.
+   */
+  const char *harmless;
+};
+
+/* fio's second names for options (options.c, .alias). */
+static const struct { const char *alias, *name; } aliases[] = {
+  { "readwrite", "rw" }, { "blocksize", "bs" }, { "fileoffset", "offset" },
+  { "timeout", "runtime" }, { "wait_for_previous", "stonewall" },
+  { "blockalign", "ba" }, { "blocksize_range", "bsrange" },
+  { "blocksize_unaligned", "bs_unaligned" }, { "io_limit", "io_size" },
+  { "fill_fs", "fill_device" }, { "nr_files", "nrfiles" },
+  { "iomem", "mem" }, { "mem_align", "iomem_align" },
+  { "iodepth_batch_submit", "iodepth_batch" },
+  { "iodepth_batch_complete", "iodepth_batch_complete_min" },
+  { "disable_bw", "disable_bw_measurement" }, { "ratecycle", "rate_cycle" },
+  { "ratemin", "rate_min" }, { "ss", "steadystate" },
+  { "ss_dur", "steadystate_duration" }, { "ss_ramp", "steadystate_ramp_time" },
+  { NULL, NULL },
+};
+
+static const struct fio_other others[] = {
+  { "name", W_NAME, NULL }, { "description", W_NAME, NULL },
+
+  { "filename", W_TARGET, NULL }, { "directory", W_TARGET, NULL },
+  { "filename_format", W_TARGET, NULL }, { "unique_filename", W_TARGET, NULL },
+  { "lockfile", W_TARGET, NULL }, { "allow_file_create", W_TARGET, NULL },
+  { "allow_mounted_write", W_TARGET, NULL },
+  { "create_serialize", W_TARGET, NULL }, { "create_fsync", W_TARGET, NULL },
+  { "create_on_open", W_TARGET, NULL }, { "pre_read", W_TARGET, NULL },
+  { "unlink", W_TARGET, NULL }, { "unlink_each_loop", W_TARGET, NULL },
+  { "overwrite", W_TARGET, NULL }, { "fallocate", W_TARGET, NULL },
+  { "fadvise_hint", W_TARGET, NULL }, { "invalidate", W_TARGET, NULL },
+  { "file_service_type", W_TARGET, NULL }, { "openfiles", W_TARGET, NULL },
+
+  { "ioengine", W_HOST, NULL }, /* by engine: see engines[] */
+  { "direct", W_HOST, NULL }, { "buffered", W_HOST, NULL },
+  { "atomic", W_HOST, NULL }, { "thread", W_HOST, NULL },
+  { "mem", W_HOST, NULL }, { "iomem_align", W_HOST, NULL },
+  { "hugepage-size", W_HOST, NULL }, { "iodepth_batch", W_HOST, NULL },
+  { "iodepth_batch_complete_min", W_HOST, NULL },
+  { "iodepth_batch_complete_max", W_HOST, NULL },
+  { "io_submit_mode", W_HOST, NULL }, { "serialize_overlap", W_HOST, NULL },
+  { "ioscheduler", W_HOST, NULL }, { "write_hint", W_HOST, NULL },
+  { "clocksource", W_HOST, NULL }, { "gtod_cpu", W_HOST, NULL },
+  { "lockmem", W_HOST, NULL },
+
+  /* The engines' own options (engines/ *.c).  Those of engines that are
+   * refused (cpuio's cpuload ...) are noted too: the engine's line is
+   * refused.
+   */
+  { "hipri", W_ENGINE, NULL }, { "hipri_percentage", W_ENGINE, NULL },
+  { "cmdprio_percentage", W_ENGINE, NULL }, { "cmdprio_class", W_ENGINE, NULL },
+  { "cmdprio", W_ENGINE, NULL }, { "cmdprio_bssplit", W_ENGINE, NULL },
+  { "fixedbufs", W_ENGINE, NULL }, { "registerfiles", W_ENGINE, NULL },
+  { "sqthread_poll", W_ENGINE, NULL }, { "sqthread_poll_cpu", W_ENGINE, NULL },
+  { "nonvectored", W_ENGINE, NULL }, { "uncached", W_ENGINE, NULL },
+  { "nowait", W_ENGINE, NULL }, { "force_async", W_ENGINE, NULL },
+  { "cmd_type", W_ENGINE, NULL }, { "userspace_reap", W_ENGINE, NULL },
+  { "gpu_dev_ids", W_ENGINE, NULL }, { "cuda_io", W_ENGINE, NULL },
+  { "thp", W_ENGINE, NULL }, { "stream_id", W_ENGINE, NULL },
+  { "no_completion_thread", W_ENGINE, NULL },
+  { "xnvme_be", W_ENGINE, NULL }, { "xnvme_async", W_ENGINE, NULL },
+  { "xnvme_sync", W_ENGINE, NULL }, { "xnvme_admin", W_ENGINE, NULL },
+  { "xnvme_dev_nsid", W_ENGINE, NULL }, { "xnvme_iovec", W_ENGINE, NULL },
+  { "initiator", W_ENGINE, NULL }, { "uri", W_ENGINE, NULL },
+  { "nfs_url", W_ENGINE, NULL }, { "namenode", W_ENGINE, NULL },
+  { "hdfsdirectory", W_ENGINE, NULL }, { "chunk_size", W_ENGINE, NULL },
+  { "single_instance", W_ENGINE, NULL }, { "hdfs_use_direct", W_ENGINE, NULL },
+  { "volume", W_ENGINE, NULL }, { "brick", W_ENGINE, NULL },
+  { "single-instance", W_ENGINE, NULL }, { "pool", W_ENGINE, NULL },
+  { "cont", W_ENGINE, NULL }, { "object_class", W_ENGINE, NULL },
+  { "svcl", W_ENGINE, NULL }, { "clustername", W_ENGINE, NULL },
+  { "rbdname", W_ENGINE, NULL }, { "clientname", W_ENGINE, NULL },
+  { "busy_poll", W_ENGINE, NULL }, { "conf", W_ENGINE, NULL },
+  { "touch_objects", W_ENGINE, NULL }, { "skip_bad", W_ENGINE, NULL },
+  { "hostname", W_ENGINE, NULL }, { "port", W_ENGINE, NULL },
+  { "protocol", W_ENGINE, NULL }, { "nodelay", W_ENGINE, NULL },
+  { "listen", W_ENGINE, NULL }, { "pingpong", W_ENGINE, NULL },
+  { "interface", W_ENGINE, NULL }, { "ttl", W_ENGINE, NULL },
+  { "window_size", W_ENGINE, NULL }, { "mss", W_ENGINE, NULL },
+  { "bindname", W_ENGINE, NULL }, { "verb", W_ENGINE, NULL },
+  { "serverip", W_ENGINE, NULL }, { "direct_write_to_pmem", W_ENGINE, NULL },
+  { "busy_wait_polling", W_ENGINE, NULL }, { "https", W_ENGINE, NULL },
+  { "http_host", W_ENGINE, NULL }, { "http_user", W_ENGINE, NULL },
+  { "http_pass", W_ENGINE, NULL }, { "http_s3_key", W_ENGINE, NULL },
+  { "http_s3_keyid", W_ENGINE, NULL },
+  { "http_swift_auth_token", W_ENGINE, NULL },
+  { "http_s3_region", W_ENGINE, NULL },
+  { "http_s3_sse_customer_key", W_ENGINE, NULL },
+  { "http_s3_sse_customer_algorithm", W_ENGINE, NULL },
+  { "http_s3_storage_class", W_ENGINE, NULL },
+  { "http_mode", W_ENGINE, NULL }, { "http_verbose", W_ENGINE, NULL },
+  { "donorname", W_ENGINE, NULL }, { "inplace", W_ENGINE, NULL },
+  { "stat_type", W_ENGINE, NULL }, { "cpuload", W_ENGINE, NULL },
+  { "cpumode", W_ENGINE, NULL }, { "cpuchunks", W_ENGINE, NULL },
+  { "exit_on_io_done", W_ENGINE, NULL }, { "program", W_ENGINE, NULL },
+  { "arguments", W_ENGINE, NULL }, { "grace_time", W_ENGINE, NULL },
+  { "std_redirect", W_ENGINE, NULL },
+  /* sg: plain WRITE commands only; FUA is a write through the cache. */
+  { "sg_write_mode", W_NOTYET, "write" },
+  { "readfua", W_FLUSH, "0" }, { "writefua", W_FLUSH, "0" },
+
+  { "verify", W_DATA, NULL }, { "do_verify", W_DATA, NULL },
+  { "verify_interval", W_DATA, NULL }, { "verify_offset", W_DATA, NULL },
+  { "verify_pattern", W_DATA, NULL }, { "verify_fatal", W_DATA, NULL },
+  { "verify_dump", W_DATA, NULL }, { "verify_async", W_DATA, NULL },
+  { "verify_async_cpus", W_DATA, NULL }, { "verify_backlog", W_DATA, NULL },
+  { "verify_backlog_batch", W_DATA, NULL },
+  { "experimental_verify", W_DATA, NULL },
+  { "verify_state_load", W_DATA, NULL }, { "verify_state_save", W_DATA, NULL },
+  { "trim_percentage", W_DATA, NULL }, { "trim_verify_zero", W_DATA, NULL },
+  { "trim_backlog", W_DATA, NULL }, { "trim_backlog_batch", W_DATA, NULL },
+  { "zero_buffers", W_DATA, NULL }, { "refill_buffers", W_DATA, NULL },
+  { "scramble_buffers", W_DATA, NULL }, { "buffer_pattern", W_DATA, NULL },
+  { "buffer_compress_percentage", W_DATA, NULL },
+  { "buffer_compress_chunk", W_DATA, NULL },
+  { "dedupe_percentage", W_DATA, NULL }, { "dedupe_global", W_DATA, NULL },
+  { "dedupe_mode", W_DATA, NULL },
+  { "dedupe_working_set_percentage", W_DATA, NULL },
+
+  { "randrepeat", W_RANDOM, NULL }, { "randseed", W_RANDOM, NULL },
+  { "allrandrepeat", W_RANDOM, NULL }, { "random_generator", W_RANDOM, NULL },
+  { "softrandommap", W_RANDOM, NULL },
+
+  { "group_reporting", W_REPORT, NULL }, { "new_group", W_REPORT, NULL },
+  { "stats", W_REPORT, NULL }, { "per_job_logs", W_REPORT, NULL },
+  { "write_bw_log", W_REPORT, NULL }, { "write_lat_log", W_REPORT, NULL },
+  { "write_iops_log", W_REPORT, NULL }, { "write_hist_log", W_REPORT, NULL },
+  { "log_entries", W_REPORT, NULL }, { "log_avg_msec", W_REPORT, NULL },
+  { "log_hist_msec", W_REPORT, NULL },
+  { "log_hist_coarseness", W_REPORT, NULL },
+  { "log_max_value", W_REPORT, NULL }, { "log_offset", W_REPORT, NULL },
+  { "log_prio", W_REPORT, NULL }, { "log_compression", W_REPORT, NULL },
+  { "log_compression_cpus", W_REPORT, NULL },
+  { "log_store_compressed", W_REPORT, NULL },
+  { "log_unix_epoch", W_REPORT, NULL },
+  { "log_alternate_epoch", W_REPORT, NULL },
+  { "log_alternate_epoch_clock_id", W_REPORT, NULL },
+  { "block_error_percentiles", W_REPORT, NULL },
+  { "bwavgtime", W_REPORT, NULL }, { "iopsavgtime", W_REPORT, NULL },
+  { "clat_percentiles", W_REPORT, NULL }, { "lat_percentiles", W_REPORT, NULL },
+  { "slat_percentiles", W_REPORT, NULL }, { "percentile_list", W_REPORT, NULL },
+  { "significant_figures", W_REPORT, NULL }, { "disk_util", W_REPORT, NULL },
+  { "gtod_reduce", W_REPORT, NULL }, { "disable_lat", W_REPORT, NULL },
+  { "disable_clat", W_REPORT, NULL }, { "disable_slat", W_REPORT, NULL },
+  { "disable_bw_measurement", W_REPORT, NULL },
+  { "unified_rw_reporting", W_REPORT, NULL }, { "unit_base", W_REPORT, NULL },
+  { "write_iolog", W_REPORT, NULL },
+
+  { "nice", W_PROCESS, NULL }, { "prio", W_PROCESS, NULL },
+  { "prioclass", W_PROCESS, NULL }, { "cpumask", W_PROCESS, NULL },
+  { "cpus_allowed", W_PROCESS, NULL },
+  { "cpus_allowed_policy", W_PROCESS, NULL },
+  { "numa_cpu_nodes", W_PROCESS, NULL }, { "numa_mem_policy", W_PROCESS, NULL },
+  { "gpu_dev_id", W_PROCESS, NULL }, { "uid", W_PROCESS, NULL },
+  { "gid", W_PROCESS, NULL }, { "cgroup", W_PROCESS, NULL },
+  { "cgroup_nodelete", W_PROCESS, NULL }, { "cgroup_weight", W_PROCESS, NULL },
+  { "exec_prerun", W_PROCESS, NULL }, { "exec_postrun", W_PROCESS, NULL },
+  { "continue_on_error", W_PROCESS, NULL }, { "ignore_error", W_PROCESS, NULL },
+  { "error_dump", W_PROCESS, NULL }, { "exit_what", W_PROCESS, NULL },
+  { "exitall_on_error", W_PROCESS, NULL },
+
+  { "rate_min", W_CHECK, NULL }, { "rate_iops_min", W_CHECK, NULL },
+  { "rate_cycle", W_CHECK, NULL }, { "max_latency", W_CHECK, NULL },
+
+  { "verifysort", W_IGNORED, NULL }, { "verifysort_nr", W_IGNORED, NULL },
+  { "flow_watermark", W_IGNORED, NULL },
+
+  { "fsync", W_FLUSH, "0" }, { "fdatasync", W_FLUSH, "0" },
+  { "end_fsync", W_FLUSH, "0" }, { "fsync_on_close", W_FLUSH, "0" },
+  { "write_barrier", W_FLUSH, "0" }, { "sync_file_range", W_FLUSH, NULL },
+  { "sync", W_FLUSH, "0|none" },
+
+  { "zonecapacity", W_ZONED, NULL }, { "max_open_zones", W_ZONED, NULL },
+  { "job_max_open_zones", W_ZONED, NULL },
+  { "ignore_zone_limits", W_ZONED, NULL },
+  { "zone_reset_threshold", W_ZONED, NULL },
+  { "zone_reset_frequency", W_ZONED, NULL },
+  { "read_beyond_wp", W_ZONED, NULL },
+
+  { "nrfiles", W_FILES, "1" }, { "opendir", W_FILES, NULL },
+  { "filesize", W_FILES, NULL }, { "file_append", W_FILES, "0" },
+  { "create_only", W_FILES, "0" },
+
+  { "read_iolog", W_TRACE, NULL }, { "read_iolog_chunked", W_TRACE, NULL },
+  { "replay_no_stall", W_TRACE, NULL }, { "replay_redirect", W_TRACE, NULL },
+  { "replay_scale", W_TRACE, NULL }, { "replay_align", W_TRACE, NULL },
+  { "replay_time_scale", W_TRACE, NULL }, { "replay_skip", W_TRACE, NULL },
+  { "merge_blktrace_file", W_TRACE, NULL },
+  { "merge_blktrace_scalars", W_TRACE, NULL },
+  { "merge_blktrace_iters", W_TRACE, NULL },
+
+  { "latency_target", W_FEEDBACK, NULL }, { "latency_window", W_FEEDBACK, NULL },
+  { "latency_percentile", W_FEEDBACK, NULL },
+  { "latency_run", W_FEEDBACK, NULL }, { "steadystate", W_FEEDBACK, NULL },
+  { "steadystate_duration", W_FEEDBACK, NULL },
+  { "steadystate_ramp_time", W_FEEDBACK, NULL },
+  { "flow_id", W_FEEDBACK, NULL }, { "flow", W_FEEDBACK, "0" },
+  { "flow_sleep", W_FEEDBACK, NULL },
+
+  /* fio's profiles (profiles/act.c, tiobench.c) and their options. */
+  { "profile", W_PROFILE, NULL }, { "device-names", W_PROFILE_OPT, NULL },
+  { "load", W_PROFILE_OPT, NULL }, { "prep", W_PROFILE_OPT, NULL },
+  { "threads-per-queue", W_PROFILE_OPT, NULL },
+  { "read-req-num-512-blocks", W_PROFILE_OPT, NULL },
+  { "large-block-op-kbytes", W_PROFILE_OPT, NULL },
+  { "test-duration", W_PROFILE_OPT, NULL }, { "block", W_PROFILE_OPT, NULL },
+  { "numruns", W_PROFILE_OPT, NULL }, { "dir", W_PROFILE_OPT, NULL },
+  { "threads", W_PROFILE_OPT, NULL },
+
+  { "rwmixcycle", W_DEPRECATED, NULL },
+  { "percentage_sequential", W_DEPRECATED, NULL },
+
+  { "loops", W_NOTYET, "1" }, { "startdelay", W_NOTYET, "0" },
+  { "thinktime", W_NOTYET, "0" }, { "thinktime_spin", W_NOTYET, "0" },
+  { "thinktime_blocks", W_NOTYET, "1" },
+  { "thinktime_blocks_type", W_NOTYET, "complete" },
+  { "thinktime_iotime", W_NOTYET, "0" },
+  { "rate", W_NOTYET, "0" }, { "rate_iops", W_NOTYET, "0" },
+  { "rate_process", W_NOTYET, "linear" },
+  { "rate_ignore_thinktime", W_NOTYET, "0" },
+  { "io_size", W_NOTYET, "0" }, { "offset_increment", W_NOTYET, "0" },
+  { "offset_align", W_NOTYET, "0" }, { "bssplit", W_NOTYET, NULL },
+  { "bsrange", W_NOTYET, NULL }, { "bs_unaligned", W_NOTYET, "0" },
+  { "bs_is_seq_rand", W_NOTYET, "0" }, { "ba", W_NOTYET, NULL },
+  { "random_distribution", W_NOTYET, "random" },
+  { "percentage_random", W_NOTYET, "100" },
+  { "rw_sequencer", W_NOTYET, "sequential" },
+  { "iodepth_low", W_NOTYET, NULL }, { "wait_for", W_NOTYET, NULL },
+  { "exitall", W_NOTYET, "0" }, { "fill_device", W_NOTYET, "0" },
+  { "verify_only", W_NOTYET, "0" }, { "zonemode", W_NOTYET, "none" },
+  { "zonesize", W_NOTYET, "0" }, { "zonerange", W_NOTYET, "0" },
+  { "zoneskip", W_NOTYET, "0" },
+  { NULL, 0, NULL },
+};
+
+/* fio 3.33's I/O engines (HOWTO, ioengine).  Those that read and write
+ * at offsets of a block device or file are noted: the array takes the
+ * place of the device.  The others are refused.
+ */
+static const struct { const char *name; enum why why; } engines[] = {
+  { "sync", W_HOST }, { "psync", W_HOST }, { "vsync", W_HOST },
+  { "pvsync", W_HOST }, { "pvsync2", W_HOST }, { "io_uring", W_HOST },
+  { "io_uring_cmd", W_HOST }, { "libaio", W_HOST }, { "posixaio", W_HOST },
+  { "solarisaio", W_HOST }, { "windowsaio", W_HOST }, { "mmap", W_HOST },
+  { "splice", W_HOST }, { "sg", W_HOST }, { "rbd", W_HOST },
+  { "gfapi", W_HOST }, { "gfapi_async", W_HOST }, { "libhdfs", W_HOST },
+  { "mtd", W_HOST }, { "pmemblk", W_HOST }, { "dev-dax", W_HOST },
+  { "libpmem", W_HOST }, { "ime_psync", W_HOST }, { "ime_psyncv", W_HOST },
+  { "ime_aio", W_HOST }, { "libiscsi", W_HOST }, { "nbd", W_HOST },
+  { "libcufile", W_HOST }, { "dfs", W_HOST }, { "nfs", W_HOST },
+  { "xnvme", W_HOST },
+  { "libzbc", W_ZONED },
+  { "null", W_NOIO }, { "net", W_NOIO }, { "netsplice", W_NOIO },
+  { "cpuio", W_NOIO }, { "rdma", W_NOIO }, { "falloc", W_NOIO },
+  { "ftruncate", W_NOIO }, { "e4defrag", W_NOIO }, { "rados", W_NOIO },
+  { "http", W_NOIO }, { "filecreate", W_NOIO }, { "filestat", W_NOIO },
+  { "filedelete", W_NOIO }, { "exec", W_NOIO },
+  { "librpma_apm_client", W_NOIO }, { "librpma_apm_server", W_NOIO },
+  { "librpma_gpspm_client", W_NOIO }, { "librpma_gpspm_server", W_NOIO },
+  { NULL, 0 },
+};
+
+static const struct fio_other *
+find_other (const char *name)
+{
+  const struct fio_other *o;
+
+  for (o = others; o->name; ++o)
+    if (strcmp (o->name, name) == 0)
+      return o;
+  return NULL;
+}
+
+static const char *
+canonical (const char *key)
+{
+  unsigned i;
+
+  for (i = 0; aliases[i].alias; ++i)
+    if (strcmp (aliases[i].alias, key) == 0)
+      return aliases[i].name;
+  return key;
+}
+
+/* Whether value is one of the '|'-separated values of spec. */
+static bool
+is_harmless (const char *spec, const char *value, unsigned kb_base)
+{
+  const char *p = spec;
+
+  if (spec == NULL)
+    return false;
+  if (value == NULL)
+    value = "1";                /* a bare flag sets it */
+  while (*p) {
+    size_t n = strcspn (p, "|");
+    char alt[32];
+    uint64_t a, v;
+
+    snprintf (alt, sizeof alt, "%.*s", (int) n, p);
+    if (strcmp (alt, value) == 0)
+      return true;
+    if (isdigit ((unsigned char) alt[0]) &&
+        fio_size (alt, kb_base, false, &a, NULL) == FV_OK &&
+        fio_size (value, kb_base, false, &v, NULL) == FV_OK && a == v)
+      return true;
+    p += n;
+    if (*p == '|')
+      p++;
+  }
+  return false;
+}
+
+/* ---- applying a section ---- */
+
+struct loader {
+  struct raidsim_ini *ini;
+  struct raidsim_jobfile *jf;
+  size_t noted_len, noted_cap;
+  char **noted_keys;            /* canonical names noted so far */
+  unsigned nnoted;
+};
+
+/* Add an option to the noted list, once. */
+static int
+note (struct loader *ld, const char *as_written, const char *name)
+{
+  struct raidsim_jobfile *jf = ld->jf;
+  size_t need;
+  unsigned i;
+  char **keys;
+
+  for (i = 0; i < ld->nnoted; ++i)
+    if (strcmp (ld->noted_keys[i], name) == 0)
+      return 0;
+  keys = realloc (ld->noted_keys, (ld->nnoted + 1) * sizeof *keys);
+  if (keys == NULL)
+    return -1;
+  ld->noted_keys = keys;
+  if ((keys[ld->nnoted] = strdup (name)) == NULL)
+    return -1;
+  ld->nnoted++;
+  need = ld->noted_len + strlen (as_written) + 3;
+  if (need > ld->noted_cap) {
+    char *n = realloc (jf->noted, need * 2);
+
+    if (n == NULL)
+      return -1;
+    jf->noted = n;
+    ld->noted_cap = need * 2;
+  }
+  ld->noted_len += sprintf (jf->noted + ld->noted_len, "%s%s",
+                            ld->noted_len ? ", " : "", as_written);
+  return 0;
+}
+
+static const char *
+size_hint (void)
+{
+  return "an integer with an optional fio suffix (k, m, g, t, p)";
+}
+
+static const char *
+time_hint (void)
+{
+  return "an integer with an optional fio time unit (us, ms, s, m, h, d)";
+}
+
+/* Set error "FILE:LINE: KEY: ..." for a value fio_size or fio_time did
+ * not take.
+ */
+static void
+value_error (struct loader *ld, const struct raidsim_ini_entry *e,
+             const char *key, const char *value, int r, bool time)
+{
+  const char *path = ld->ini->path;
+
+  switch (r) {
+  case FV_TOO_LARGE:
+    raidsim_set_error ("%s:%u: %s: %s is too large", path, e->line, key,
+                       value);
+    break;
+  case FV_PERCENT:
+    raidsim_set_error ("%s:%u: %s: '%s': fio takes a percentage for size, "
+                       "io_size, offset and offset_increment only",
+                       path, e->line, key, value);
+    break;
+  default:
+    if (value[0] == '(')
+      raidsim_set_error ("%s:%u: %s: '%s': fio's arithmetic expressions "
+                         "are not supported", path, e->line, key, value);
+    else if (value[0] && value[strlen (value) - 1] == 'z')
+      raidsim_set_error ("%s:%u: %s: '%s': sizes in zones ('z') are for "
+                         "zonemode=zbd, which raidsim does not model",
+                         path, e->line, key, value);
+    else
+      raidsim_set_error ("%s:%u: %s: '%s' is not %s", path, e->line, key,
+                         value, time ? time_hint () : size_hint ());
+  }
+}
+
+/* Check a number against p's range. */
+static int
+range_check (struct loader *ld, const struct raidsim_ini_entry *e,
+             const struct raidsim_param *p, const char *key,
+             const char *value, uint64_t v)
+{
+  char lim[64];
+
+  if (v < p->min) {
+    raidsim_param_format_value (p->type, p->min, lim, sizeof lim);
+    raidsim_set_error ("%s:%u: %s: %s is below the minimum, %s",
+                       ld->ini->path, e->line, key, value, lim);
+    return -1;
+  }
+  if (p->max != 0 && v > p->max) {
+    raidsim_param_format_value (p->type, p->max, lim, sizeof lim);
+    raidsim_set_error ("%s:%u: %s: %s is above the maximum, %s",
+                       ld->ini->path, e->line, key, value, lim);
+    return -1;
+  }
+  return 0;
+}
+
+/* rw: one of the table's names, as fio matches them (options.c: the
+ * name up to a ':' or ','); fio's trims are refused, and so is a
+ * ":N" suffix (a random offset every N I/Os, or holes between
+ * sequential ones), which raidsim does not model.
+ */
+static int
+parse_rw (struct loader *ld, const struct raidsim_ini_entry *e,
+          const char *value, struct raidsim_job *j)
+{
+  static const char *const trims[] = {
+    "trim", "randtrim", "trimwrite", "randtrimwrite", NULL,
+  };
+  const struct raidsim_param *p = &raidsim_fio_params[RAIDSIM_FIO_RW];
+  size_t n = strcspn (value, ":,");
+  char name[32];
+  unsigned i;
+
+  snprintf (name, sizeof name, "%.*s", (int) (n < 31 ? n : 31), value);
+  for (i = 0; trims[i]; ++i)
+    if (strcmp (name, trims[i]) == 0) {
+      raidsim_set_error ("%s:%u: rw=%s: refused: %s", ld->ini->path,
+                         e->line, name, whys[W_TRIM].why);
+      return -1;
+    }
+  if (raidsim_param_parse (p, name, &j->rw) == -1) {
+    raidsim_set_error ("%s:%u: %s%s", ld->ini->path, e->line, e->key,
+                       raidsim_error () + strlen (p->name));
+    return -1;
+  }
+  if (value[n] != '\0') {
+    raidsim_set_error ("%s:%u: rw=%s: refused: fio's '%s' suffix (%s) is "
+                       "%s", ld->ini->path, e->line, value, value + n,
+                       raidsim_rw_is_random (j->rw)
+                       ? "a new random offset only every N I/Os"
+                       : "holes between sequential I/Os",
+                       whys[W_NOTYET].why);
+    return -1;
+  }
+  return 0;
+}
+
+/* One option of the table.  o is its index. */
+static int
+apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
+                const char *key, const char *value, struct raidsim_job *j,
+                enum raidsim_fio_opt o)
+{
+  const struct raidsim_param *p = &raidsim_fio_params[o];
+  void *field = (char *) j + p->offset;
+  uint64_t v;
+  int r;
+
+  if (value == NULL && p->type != RAIDSIM_PT_BOOL) {
+    raidsim_set_error ("%s:%u: %s: needs a value (%s = VALUE)",
+                       ld->ini->path, e->line, key, key);
+    return -1;
+  }
+  if (value && value[0] == '\0') {
+    raidsim_set_error ("%s:%u: %s: empty value (an unset ${VARIABLE}?)",
+                       ld->ini->path, e->line, key);
+    return -1;
+  }
+  switch (p->type) {
+  case RAIDSIM_PT_FIO_INT:
+    r = fio_size (value, j->kb_base, false, &v, NULL);
+    if (r != FV_OK) {
+      value_error (ld, e, key, value, r, false);
+      return -1;
+    }
+    if (range_check (ld, e, p, key, value, v) == -1)
+      return -1;
+    *(uint64_t *) field = v;
+    break;
+  case RAIDSIM_PT_FIO_TIME:
+    r = fio_time (value, RAIDSIM_NS_PER_S, &v);
+    if (r != FV_OK) {
+      value_error (ld, e, key, value, r, true);
+      return -1;
+    }
+    if (range_check (ld, e, p, key, value, v) == -1)
+      return -1;
+    *(uint64_t *) field = v;
+    break;
+  case RAIDSIM_PT_ENUM:
+    if (o == RAIDSIM_FIO_RW)
+      return parse_rw (ld, e, value, j);
+    /* fall through */
+  default:
+    /* A bare flag (fio's `time_based`) means true. */
+    if (raidsim_param_parse (p, value ? value : "1", field) == -1) {
+      /* "NAME: what" as written: the key may be an alias. */
+      const char *what = raidsim_error () + strlen (p->name);
+
+      raidsim_set_error ("%s:%u: %s%s", ld->ini->path, e->line, key, what);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* An option outside the table: note it, or refuse it. */
+static int
+apply_other (struct loader *ld, const struct raidsim_ini_entry *e,
+             const char *key, const char *value, const char *name,
+             const struct raidsim_job *j)
+{
+  const struct fio_other *o = find_other (name);
+  enum why why;
+
+  if (o == NULL) {
+    if (strncmp (key, "include ", 8) == 0)
+      raidsim_set_error ("%s:%u: include: fio's include files are not "
+                         "supported", ld->ini->path, e->line);
+    else
+      raidsim_set_error ("%s:%u: %s: fio option not in raidsim's subset "
+                         "(see 'raidsim help config')",
+                         ld->ini->path, e->line, key);
+    return -1;
+  }
+  why = o->why;
+  if (strcmp (name, "ioengine") == 0) {
+    unsigned i;
+
+    if (value == NULL || value[0] == '\0') {
+      raidsim_set_error ("%s:%u: %s: needs a value (%s = VALUE)",
+                         ld->ini->path, e->line, key, key);
+      return -1;
+    }
+    for (i = 0; engines[i].name; ++i)
+      if (strcmp (engines[i].name, value) == 0)
+        break;
+    if (engines[i].name)
+      why = engines[i].why;
+    else if (strncmp (value, "external:", 9) != 0) {
+      raidsim_set_error ("%s:%u: ioengine=%s: not an I/O engine of fio "
+                         "3.33", ld->ini->path, e->line, value);
+      return -1;
+    }
+  }
+  else if (strcmp (name, "zonemode") == 0 && value &&
+           strcmp (value, "zbd") == 0)
+    why = W_ZONED;
+  if (why >= W_FIRST_REFUSED && !is_harmless (o->harmless, value, j->kb_base)) {
+    raidsim_set_error ("%s:%u: %s%s%s: refused: %s", ld->ini->path, e->line,
+                       key, value ? "=" : "", value ? value : "",
+                       whys[why].why);
+    return -1;
+  }
+  if (note (ld, key, name) == -1) {
+    raidsim_set_error ("%s: %s", ld->ini->path, strerror (ENOMEM));
+    return -1;
+  }
+  return 0;
+}
+
+/* fio reads kb_base before the other options of a section (options.c
+ * gives it priority), so that it applies to all of them.
+ */
+static int
+apply_kb_base (struct loader *ld, unsigned sec, struct raidsim_job *j)
+{
+  unsigned i;
+
+  for (i = 0; i < ld->ini->nentries; ++i) {
+    const struct raidsim_ini_entry *e = &ld->ini->entries[i];
+
+    if (e->section != sec || strcmp (e->key, "kb_base") != 0)
+      continue;
+    if (e->value && strcmp (e->value, "1024") == 0)
+      j->kb_base = 1024;
+    else if (e->value && strcmp (e->value, "1000") == 0)
+      j->kb_base = 1000;
+    else {
+      raidsim_set_error ("%s:%u: kb_base: '%s' is not one of 1024, 1000",
+                         ld->ini->path, e->line, e->value ? e->value : "");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int
+apply_section (struct loader *ld, unsigned sec, struct raidsim_job *j)
+{
+  unsigned i, k;
+
+  if (apply_kb_base (ld, sec, j) == -1)
+    return -1;
+  for (i = 0; i < ld->ini->nentries; ++i) {
+    const struct raidsim_ini_entry *e = &ld->ini->entries[i];
+    const char *name;
+    char *value = NULL;
+    int r;
+
+    if (e->section != sec || strcmp (e->key, "kb_base") == 0)
+      continue;
+    if (e->value && (value = env_subst (e->value)) == NULL) {
+      raidsim_set_error ("%s: %s", ld->ini->path, strerror (ENOMEM));
+      return -1;
+    }
+    name = canonical (e->key);
+    if (strcmp (name, "rwmixwrite") == 0) {
+      /* fio keeps one mix: rwmixwrite=W is rwmixread=100-W. */
+      uint64_t w = 0;
+
+      r = apply_modelled (ld, e, e->key, value, j, RAIDSIM_FIO_RWMIXREAD);
+      if (r == 0) {
+        w = j->rwmixread;
+        j->rwmixread = 100 - w;
+        j->opt_line[RAIDSIM_FIO_RWMIXREAD] = e->line;
+      }
+      free (value);
+      if (r == -1)
+        return -1;
+      continue;
+    }
+    for (k = 0; k < RAIDSIM_FIO_NOPTS; ++k)
+      if (strcmp (raidsim_fio_params[k].name, name) == 0)
+        break;
+    if (k < RAIDSIM_FIO_NOPTS) {
+      r = apply_modelled (ld, e, e->key, value, j, k);
+      if (r == 0)
+        j->opt_line[k] = e->line;
+    }
+    else
+      r = apply_other (ld, e, e->key, value, name, j);
+    free (value);
+    if (r == -1)
+      return -1;
+  }
+  return 0;
+}
+
 void
 raidsim_jobfile_free (struct raidsim_jobfile *jf)
 {
   if (jf) {
     free (jf->jobs);
+    free (jf->noted);
     free (jf);
   }
+}
+
+void
+raidsim_jobfile_print_noted (FILE *fp, const char *prefix,
+                             const struct raidsim_jobfile *jf)
+{
+  if (jf->noted)
+    fprintf (fp, "%s: %s: noted, no effect on the model: %s\n", prefix,
+             jf->path, jf->noted);
 }
 
 struct raidsim_jobfile *
 raidsim_jobfile_load (const char *path)
 {
-  struct raidsim_ini *ini;
+  struct loader ld = { 0 };
   struct raidsim_jobfile *jf;
   struct raidsim_job global;
   unsigned i;
 
-  ini = raidsim_ini_load (path, RAIDSIM_INI_FIO);
-  if (ini == NULL)
+  ld.ini = raidsim_ini_load (path, RAIDSIM_INI_FIO);
+  if (ld.ini == NULL)
     return NULL;
-  jf = calloc (1, sizeof *jf);
+  jf = ld.jf = calloc (1, sizeof *jf);
   if (jf == NULL ||
-      (ini->nsections && (jf->jobs = calloc (ini->nsections,
-                                             sizeof *jf->jobs)) == NULL)) {
+      (ld.ini->nsections && (jf->jobs = calloc (ld.ini->nsections,
+                                                sizeof *jf->jobs)) == NULL)) {
     raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
     goto err;
   }
@@ -152,31 +1102,24 @@ raidsim_jobfile_load (const char *path)
 
   memset (&global, 0, sizeof global);
   raidsim_params_defaults (raidsim_fio_params, &global);
+  global.kb_base = 1024;
 
   /* Sections in file order, as fio reads them: [global] changes the
    * defaults of the jobs after it, not of those before.
    */
-  for (i = 0; i < ini->nsections; ++i) {
-    const struct raidsim_param *tables[] = { raidsim_fio_params };
+  for (i = 0; i < ld.ini->nsections; ++i) {
     struct raidsim_job *j;
-    void *bases[1];
-    unsigned *lines[1];
 
-    if (strcmp (ini->sections[i].name, "global") == 0) {
-      bases[0] = &global;
-      lines[0] = global.opt_line;
-      if (raidsim_params_apply (ini, i, 1, tables, bases, lines,
-                                false) == -1)
+    if (strcmp (ld.ini->sections[i].name, "global") == 0) {
+      if (apply_section (&ld, i, &global) == -1)
         goto err;
       continue;
     }
     j = &jf->jobs[jf->njobs++];
     *j = global;
-    snprintf (j->name, sizeof j->name, "%s", ini->sections[i].name);
-    j->line = ini->sections[i].line;
-    bases[0] = j;
-    lines[0] = j->opt_line;
-    if (raidsim_params_apply (ini, i, 1, tables, bases, lines, false) == -1)
+    snprintf (j->name, sizeof j->name, "%s", ld.ini->sections[i].name);
+    j->line = ld.ini->sections[i].line;
+    if (apply_section (&ld, i, j) == -1)
       goto err;
   }
   if (jf->njobs == 0) {
@@ -195,13 +1138,75 @@ raidsim_jobfile_load (const char *path)
     }
   }
   raidsim_jobfile_groups (jf);
-  raidsim_ini_free (ini);
-  return jf;
+  goto out;
 
  err:
-  raidsim_ini_free (ini);
   raidsim_jobfile_free (jf);
-  return NULL;
+  jf = NULL;
+ out:
+  for (i = 0; i < ld.nnoted; ++i)
+    free (ld.noted_keys[i]);
+  free (ld.noted_keys);
+  raidsim_ini_free (ld.ini);
+  return jf;
+}
+
+/* ---- the reference (docs/fio-jobs.md) ---- */
+
+/* Values of modelled options that are refused or noted, for the docs. */
+static const struct { enum why why; const char *text; } doc_extras[] = {
+  { W_HOST, "`ioengine=external:...`" },
+  { W_TRIM, "`rw=trim`, `rw=randtrim`, `rw=trimwrite`, `rw=randtrimwrite`" },
+  { W_ZONED, "`zonemode=zbd`, sizes in zones (`size=10z`)" },
+  { W_NOTYET, "`rw=...:N`" },
+  { 0, NULL },
+};
+
+void
+raidsim_fio_options_doc (FILE *fp)
+{
+  unsigned w, i;
+
+  fprintf (fp, "### Modelled\n\n");
+  for (i = 0; raidsim_fio_params[i].name; ++i)
+    fprintf (fp, "%s`%s`", i ? ", " : "", raidsim_fio_params[i].name);
+  fprintf (fp, ", `rwmixwrite` (read as `rwmixread` = 100 - it) and "
+           "`kb_base`.  docs/config-reference.md gives their meaning.\n\n"
+           "fio's other names for options, read as the option they name:"
+           "\n\n| alias | option |\n| --- | --- |\n");
+  for (i = 0; aliases[i].alias; ++i)
+    fprintf (fp, "| `%s` | `%s` |\n", aliases[i].alias, aliases[i].name);
+
+  for (w = 0; w < W_NWHY; ++w) {
+    const char *sep = "";
+
+    if (w == 0)
+      fprintf (fp, "\n### Noted: accepted, no effect on the model\n");
+    if (w == W_FIRST_REFUSED)
+      fprintf (fp, "\n### Refused\n\n"
+               "Some are refused only for values that ask for something: "
+               "with a value in brackets they ask for nothing, and are "
+               "noted instead.\n");
+    fprintf (fp, "\n**%s**: %s.\n", whys[w].title, whys[w].why);
+    for (i = 0; others[i].name; ++i)
+      if (others[i].why == w) {
+        fprintf (fp, "%s`%s`", sep, others[i].name);
+        if (others[i].harmless)
+          fprintf (fp, " (%s)", others[i].harmless);
+        sep = ", ";
+      }
+    for (i = 0; engines[i].name; ++i)
+      if (engines[i].why == w) {
+        fprintf (fp, "%s`ioengine=%s`", sep, engines[i].name);
+        sep = ", ";
+      }
+    for (i = 0; doc_extras[i].text; ++i)
+      if (doc_extras[i].why == w) {
+        fprintf (fp, "%s%s", sep, doc_extras[i].text);
+        sep = ", ";
+      }
+    fprintf (fp, "\n");
+  }
 }
 
 void

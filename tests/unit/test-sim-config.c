@@ -210,15 +210,16 @@ START_TEST (fio_errors)
 {
   const char *p;
 
+  /* An option fio does not have (a typo) is an error. */
   p = sim_test_file ("j.fio", "[global]\nbs=4k\n\n[job1]\nrw=randread\n"
-                     "direct=1\n");
+                     "dierct=1\n");
   expect_error (raidsim_jobfile_load, p, 6,
-                "direct: fio option not in raidsim's subset "
+                "dierct: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   /* A fio flag without a value is an option too. */
-  p = sim_test_file ("j.fio", "[job1]\nruntime=10\ngroup_reporting\n");
+  p = sim_test_file ("j.fio", "[job1]\nruntime=10\ngroup_reportin\n");
   expect_error (raidsim_jobfile_load, p, 3,
-                "group_reporting: fio option not in raidsim's subset "
+                "group_reportin: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   p = sim_test_file ("j.fio", "[job1]\ntime_based\n");
   expect_error (raidsim_jobfile_load, p, 2,
@@ -229,7 +230,12 @@ START_TEST (fio_errors)
   expect_error (raidsim_jobfile_load, p, 1, "rw: option outside a job section");
   p = sim_test_file ("j.fio", "[job1]\nrw=randread:8\n");
   expect_error (raidsim_jobfile_load, p, 2,
-                "rw: 'randread:8' is not one of read, write, randread, "
+                "rw=randread:8: refused: fio's ':8' suffix (a new random "
+                "offset only every N I/Os) is timing raidsim does not model "
+                "yet");
+  p = sim_test_file ("j.fio", "[job1]\nrw=randred\n");
+  expect_error (raidsim_jobfile_load, p, 2,
+                "rw: 'randred' is not one of read, write, randread, "
                 "randwrite, rw, readwrite, randrw");
   p = sim_test_file ("j.fio", "[job1]\nbs=4k,64k\n");
   expect_error (raidsim_jobfile_load, p, 2,
