@@ -30,6 +30,7 @@
 #define RAIDSIM_FIOJOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -50,7 +51,28 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_SIZE, RAIDSIM_FIO_OFFSET, RAIDSIM_FIO_RWMIXREAD,
   RAIDSIM_FIO_NUMBER_IOS, RAIDSIM_FIO_RUNTIME, RAIDSIM_FIO_RAMP_TIME,
   RAIDSIM_FIO_TIME_BASED, RAIDSIM_FIO_STONEWALL, RAIDSIM_FIO_NORANDOMMAP,
+  RAIDSIM_FIO_BSRANGE, RAIDSIM_FIO_BSSPLIT,
   RAIDSIM_FIO_NOPTS
+};
+
+/* fio's limit on bssplit entries per direction (BSSPLIT_MAX). */
+#define RAIDSIM_BSSPLIT_MAX 64
+
+struct raidsim_bssplit {
+  uint64_t bs;                  /* bytes */
+  unsigned perc;                /* percent of I/Os */
+};
+
+/* How the sizes of one direction's I/Os are drawn, from bs, bsrange and
+ * bssplit as fio combines them (raidsim_job_bsdist).
+ */
+struct raidsim_bsdist {
+  uint64_t min, max;            /* bytes; min == max: every I/O is min */
+  /* bssplit's entries in the order fio draws them (by percentage, the
+   * smallest first); none: uniform over min..max as bsrange draws.
+   */
+  unsigned nsplit;
+  struct raidsim_bssplit split[RAIDSIM_BSSPLIT_MAX];
 };
 
 struct raidsim_job {
@@ -69,9 +91,19 @@ struct raidsim_job {
   bool time_based;              /* keep going until runtime, over and over */
   bool stonewall;               /* wait for the jobs before to finish */
   bool norandommap;             /* random offsets drawn with replacement */
+  char bsrange[RAIDSIM_STR_MAX]; /* as written; parsed into range */
+  char bssplit[RAIDSIM_STR_MAX]; /* as written; parsed into split */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
   unsigned kb_base;             /* fio's kb_base, 1024 or 1000; 0: 1024.
                                  * Only parsing uses it. */
+  /* Block sizes beyond bs, per direction (0 read, 1 write); all 0
+   * unless set, which is what a job built by hand (a preset) has.  Use
+   * raidsim_job_bsdist rather than these.
+   */
+  uint64_t wbs;                 /* bs=R,W: W; 0: as bs */
+  uint64_t range[2][2];         /* bsrange: min, max; 0: not set */
+  unsigned nsplit[2];           /* bssplit */
+  struct raidsim_bssplit split[2][RAIDSIM_BSSPLIT_MAX];
 
   /* Not fio options: set by the preset expander (preset.c). */
   bool hidden;                  /* run it, leave it out of the reports */
@@ -118,6 +150,27 @@ extern void raidsim_jobfile_print_noted (FILE *fp, const char *prefix,
  */
 extern void raidsim_fio_options_doc (FILE *fp);
 
+/* The part of the array one thread of a job works in. */
+struct raidsim_region {
+  uint64_t start;               /* array byte where it begins */
+  uint64_t len;                 /* its bytes */
+  uint64_t room;                /* bytes from start to the end of the array */
+  uint64_t bytes;               /* bytes a thread does before it stops,
+                                 * unless time_based */
+  /* Jobs whose every I/O is bs (raidsim_job_bs_fixed): */
+  uint64_t nblocks;             /* blocks of bs the thread can use */
+  uint64_t size_ios;            /* I/Os that do bytes */
+};
+
+/* Check job j against an array of array_size bytes and work out the
+ * region of its thread number `thread` (from 0).  Returns 0, or -1 with
+ * raidsim_error () set to "FILE:LINE: OPTION: what is wrong".
+ */
+extern int raidsim_job_thread_region (const struct raidsim_jobfile *jf,
+                                      const struct raidsim_job *j,
+                                      uint64_t array_size, unsigned thread,
+                                      struct raidsim_region *r);
+
 /* Check job j against an array of array_size bytes, and work out the
  * region it covers (nblocks blocks of bs from start) and how many I/Os
  * a thread issues before it has done size bytes (size_ios).  Returns 0,
@@ -134,6 +187,32 @@ extern int raidsim_job_region (const struct raidsim_jobfile *jf,
  * it; so must whoever builds a jobfile by hand.
  */
 extern void raidsim_jobfile_groups (struct raidsim_jobfile *jf);
+
+/* The block sizes of direction dir (0 read, 1 write) of job j, as fio
+ * draws them: bssplit if given, else bsrange, else bs (bs=R,W).
+ */
+extern void raidsim_job_bsdist (const struct raidsim_job *j, int dir,
+                                struct raidsim_bsdist *d);
+/* Whether every I/O of j, read or write, is j->bs bytes. */
+extern bool raidsim_job_bs_fixed (const struct raidsim_job *j);
+/* The largest I/O of j, and a size that divides every I/O size it
+ * can draw (for the simulator's pools and its smallest member command).
+ */
+extern uint64_t raidsim_job_max_bs (const struct raidsim_job *j);
+extern uint64_t raidsim_job_bs_gcd (const struct raidsim_job *j);
+/* j's block sizes in file syntax: "4k" as before, "4k,64k" for bs=R,W,
+ * "4k-16k" or "4k/60:64k/40" (bsrange, bssplit; reads and writes
+ * separated by a comma when they differ).
+ */
+extern void raidsim_job_bs_text (const struct raidsim_job *j, char *buf,
+                                 size_t len);
+
+/* Option o of job j in file syntax (bs=R,W as "4k,64k"), for
+ * `raidsim config` and the job-file writer.
+ */
+extern void raidsim_job_format_opt (const struct raidsim_job *j,
+                                    enum raidsim_fio_opt o, char *buf,
+                                    size_t len);
 
 extern bool raidsim_rw_is_random (int rw);
 extern const char *raidsim_rw_name (int rw);

@@ -28,6 +28,26 @@
  *     towards number_ios, only towards size;
  *   - times count from the thread's start, t0, which is later than 0 for
  *     a job after a stonewall.
+ *
+ * Jobs whose I/Os are not all one size (bs=R,W, bsrange, bssplit) draw
+ * each I/O's size from its direction's raidsim_bsdist, as fio's
+ * get_next_buflen does, and otherwise keep the rules above with bytes
+ * for blocks:
+ *   - sequentially each direction's position moves on by the size of
+ *     its last I/O; an I/O must end inside the region (one of a fixed
+ *     size, bs=R,W, only inside the array, as above), and when not even
+ *     the smallest fits the thread stops, or with time_based starts
+ *     again at the region's start;
+ *   - random offsets are multiples of the direction's smallest size:
+ *     without norandommap each direction visits every such offset once
+ *     per pass, in its own seeded order (fio keeps one map of the
+ *     smallest blocks, shared by reads and writes, and marks all the
+ *     blocks an I/O covers; raidsim's passes may overlap a larger I/O
+ *     with a later one, and the thread stops after size bytes or when a
+ *     direction's pass is done); a drawn size that would run past the
+ *     region is replaced as fio replaces it;
+ *   - a thread stops issuing when it has issued size bytes, reads and
+ *     writes together, as fio's io_bytes_exceeded.
  */
 #ifndef RAIDSIM_WORKLOAD_H
 #define RAIDSIM_WORKLOAD_H
@@ -46,6 +66,15 @@ struct raidsim_hostreq {
   bool measured;                /* issued at or after ramp_time */
 };
 
+/* One direction's state in a job of several block sizes. */
+struct raidsim_worker_dir {
+  struct raidsim_bsdist dist;
+  uint64_t pos;                 /* sequential: next offset in the region */
+  uint64_t nblocks;             /* random: offsets, multiples of dist.min */
+  uint64_t drawn;               /* random: offsets drawn in this pass */
+  struct raidsim_perm perm;     /* random: their order */
+};
+
 struct raidsim_worker {
   const struct raidsim_job *job;
   uint64_t start, nblocks;      /* the region, in bs blocks */
@@ -58,11 +87,27 @@ struct raidsim_worker {
   uint64_t issued;              /* issued in all, the ramp's too */
   raidsim_ns t0;                /* when the thread started; 0 by default */
   bool stopped;
+
+  /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
+  bool variable;
+  struct raidsim_region region;
+  uint64_t issued_bytes;        /* the ramp's too */
+  struct raidsim_rng bsrng;     /* block sizes */
+  struct raidsim_worker_dir dir[RAIDSIM_NDIRS];
 };
 
-/* Set up thread `index` of job j over the region and I/O count from
- * raidsim_job_region.  seed is the run's seed; each thread derives its
- * own streams from it.
+/* Set up thread `thread_index` of job j over its region, from
+ * raidsim_job_thread_region.  seed is the run's seed; each thread
+ * derives its own streams from it.
+ */
+extern void raidsim_worker_init_region (struct raidsim_worker *w,
+                                        const struct raidsim_job *j,
+                                        const struct raidsim_region *r,
+                                        uint64_t seed, unsigned job_index,
+                                        unsigned thread_index);
+
+/* The same for a job whose every I/O is bs, over nblocks blocks from
+ * start of which it does size_ios.
  */
 extern void raidsim_worker_init (struct raidsim_worker *w,
                                  const struct raidsim_job *j,

@@ -38,8 +38,10 @@ const struct raidsim_param raidsim_fio_params[] = {
     "not supported." },
   { .name = "bs", .type = RAIDSIM_PT_FIO_INT, .offset = J (bs), .def = "4k",
     .min = 1, .max = UINT64_C (256) << 20, .unit = "bytes",
-    .help = "Block size of every I/O; one size for reads and writes "
-    "(fio's `bs=4k,64k` is not supported)." },
+    .help = "Block size of every I/O.  As in fio, `bs=R,W` gives reads R "
+    "and writes W (a third size, for trims, is read and unused), and "
+    "`bs=,W` changes the writes' only.  bsrange and bssplit, if given, "
+    "take precedence." },
   { .name = "iodepth", .type = RAIDSIM_PT_FIO_INT, .offset = J (iodepth),
     .def = "1", .min = 1, .max = 65536, .unit = "I/Os",
     .help = "I/Os each thread keeps in flight; a new one is issued as soon "
@@ -99,6 +101,23 @@ const struct raidsim_param raidsim_fio_params[] = {
     "blocks are done twice in a pass and some not at all (fio's "
     "norandommap).  Without it a random job does every block once per "
     "pass." },
+  { .name = "bsrange", .type = RAIDSIM_PT_STRING, .offset = J (bsrange),
+    .def = "",
+    .help = "`MIN-MAX` (or `MIN:MAX`), and `,MIN-MAX` for writes: each "
+    "I/O's size drawn as fio draws it, MIN plus a uniform fraction of MAX, "
+    "rounded down to a multiple of MIN and capped at MAX, which is "
+    "uniform over the multiples of MIN when MIN divides MAX.  A random "
+    "job's offsets are multiples of MIN, and an I/O is drawn again if it "
+    "would run past the region." },
+  { .name = "bssplit", .type = RAIDSIM_PT_STRING, .offset = J (bssplit),
+    .def = "",
+    .help = "`BS/PERCENT:BS/PERCENT...`, and `,...` for writes: each I/O's "
+    "size is BS with that percentage, as in fio: entries without a "
+    "percentage (or with 0) share what the others leave, and if the "
+    "percentages add up to less than 100 the rest goes to the entry with "
+    "the largest.  A random job's offsets are multiples of the smallest "
+    "BS; an I/O that would run past the region takes the next entry that "
+    "fits.  Takes precedence over bsrange and bs." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -123,6 +142,150 @@ raidsim_rw_is_random (int rw)
 {
   return rw == RAIDSIM_RW_RANDREAD || rw == RAIDSIM_RW_RANDWRITE ||
     rw == RAIDSIM_RW_RANDMIXED;
+}
+
+void
+raidsim_job_bsdist (const struct raidsim_job *j, int dir,
+                    struct raidsim_bsdist *d)
+{
+  unsigned i;
+
+  d->nsplit = 0;
+  if (j->nsplit[dir]) {
+    d->nsplit = j->nsplit[dir];
+    memcpy (d->split, j->split[dir], d->nsplit * sizeof d->split[0]);
+    d->min = UINT64_MAX;
+    d->max = 0;
+    for (i = 0; i < d->nsplit; ++i) {
+      if (d->split[i].bs < d->min)
+        d->min = d->split[i].bs;
+      if (d->split[i].bs > d->max)
+        d->max = d->split[i].bs;
+    }
+    if (d->min == d->max)
+      d->nsplit = 0;
+  }
+  else if (j->range[dir][0]) {
+    d->min = j->range[dir][0];
+    d->max = j->range[dir][1];
+  }
+  else
+    d->min = d->max = dir == 1 && j->wbs ? j->wbs : j->bs;
+}
+
+bool
+raidsim_job_bs_fixed (const struct raidsim_job *j)
+{
+  struct raidsim_bsdist d;
+  int dir;
+
+  for (dir = 0; dir < 2; ++dir) {
+    raidsim_job_bsdist (j, dir, &d);
+    if (d.min != j->bs || d.max != j->bs)
+      return false;
+  }
+  return true;
+}
+
+uint64_t
+raidsim_job_max_bs (const struct raidsim_job *j)
+{
+  struct raidsim_bsdist d;
+  uint64_t m = 0;
+  int dir;
+
+  for (dir = 0; dir < 2; ++dir) {
+    raidsim_job_bsdist (j, dir, &d);
+    if (d.max > m)
+      m = d.max;
+  }
+  return m;
+}
+
+static uint64_t
+gcd (uint64_t a, uint64_t b)
+{
+  while (b) {
+    uint64_t t = a % b;
+
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+uint64_t
+raidsim_job_bs_gcd (const struct raidsim_job *j)
+{
+  struct raidsim_bsdist d;
+  uint64_t g = 0;
+  unsigned i;
+  int dir;
+
+  for (dir = 0; dir < 2; ++dir) {
+    raidsim_job_bsdist (j, dir, &d);
+    /* bsrange draws multiples of min, and max. */
+    g = gcd (g, gcd (d.min, d.max));
+    for (i = 0; i < d.nsplit; ++i)
+      g = gcd (g, d.split[i].bs);
+  }
+  return g;
+}
+
+static size_t
+dist_text (const struct raidsim_bsdist *d, char *buf, size_t len)
+{
+  char a[32], b[32];
+  size_t n = 0;
+  unsigned i;
+
+  if (d->nsplit) {
+    for (i = 0; i < d->nsplit; ++i) {
+      raidsim_param_format_value (RAIDSIM_PT_FIO_INT, d->split[i].bs, a,
+                                  sizeof a);
+      n += snprintf (buf + n, n < len ? len - n : 0, "%s%s/%u", i ? ":" : "",
+                     a, d->split[i].perc);
+    }
+    return n;
+  }
+  raidsim_param_format_value (RAIDSIM_PT_FIO_INT, d->min, a, sizeof a);
+  if (d->min == d->max)
+    return snprintf (buf, len, "%s", a);
+  raidsim_param_format_value (RAIDSIM_PT_FIO_INT, d->max, b, sizeof b);
+  return snprintf (buf, len, "%s-%s", a, b);
+}
+
+void
+raidsim_job_bs_text (const struct raidsim_job *j, char *buf, size_t len)
+{
+  struct raidsim_bsdist r, w;
+  size_t n;
+
+  raidsim_job_bsdist (j, 0, &r);
+  raidsim_job_bsdist (j, 1, &w);
+  n = dist_text (&r, buf, len);
+  if (r.min == w.min && r.max == w.max && r.nsplit == w.nsplit &&
+      memcmp (r.split, w.split, r.nsplit * sizeof r.split[0]) == 0)
+    return;
+  if (n < len) {
+    buf[n++] = ',';
+    dist_text (&w, buf + n, len - n);
+  }
+}
+
+void
+raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
+                        char *buf, size_t len)
+{
+  const struct raidsim_param *p = &raidsim_fio_params[o];
+  size_t n;
+
+  raidsim_param_format (p, (const char *) j + p->offset, buf, len);
+  if (o == RAIDSIM_FIO_BS && j->wbs && (n = strlen (buf)) + 1 < len) {
+    buf[n++] = ',';
+    raidsim_param_format_value (RAIDSIM_PT_FIO_INT, j->wbs, buf + n,
+                                len - n);
+  }
 }
 
 /* ---- fio's value syntax ----
@@ -625,8 +788,7 @@ static const struct fio_other others[] = {
   { "rate_process", W_NOTYET, "linear" },
   { "rate_ignore_thinktime", W_NOTYET, "0" },
   { "io_size", W_NOTYET, "0" }, { "offset_increment", W_NOTYET, "0" },
-  { "offset_align", W_NOTYET, "0" }, { "bssplit", W_NOTYET, NULL },
-  { "bsrange", W_NOTYET, NULL }, { "bs_unaligned", W_NOTYET, "0" },
+  { "offset_align", W_NOTYET, "0" }, { "bs_unaligned", W_NOTYET, "0" },
   { "bs_is_seq_rand", W_NOTYET, "0" }, { "ba", W_NOTYET, NULL },
   { "random_distribution", W_NOTYET, "random" },
   { "percentage_random", W_NOTYET, "100" },
@@ -869,6 +1031,224 @@ parse_rw (struct loader *ld, const struct raidsim_ini_entry *e,
   return 0;
 }
 
+/* A per-direction value, as fio splits one (parse.c, handle_option):
+ * at commas, or if there is none at ':', or if none at '-'.  Up to
+ * three pieces (reads, writes, trims); a trailing comma is dropped.
+ * Returns the number of pieces, or -1 if there are more than three.
+ */
+static int
+split_dirs (const char *value, char piece[3][RAIDSIM_STR_MAX], bool range)
+{
+  char sep = strchr (value, ',') ? ','
+    : range ? 0 : strchr (value, ':') ? ':' : strchr (value, '-') ? '-' : 0;
+  size_t len = strlen (value);
+  int n = 0;
+
+  if (sep == ',' && len > 0 && value[len - 1] == ',')
+    len--;
+  while (n < 3) {
+    size_t k = sep ? strcspn (value, (char[]) { sep, 0 }) : strlen (value);
+
+    if (k > len)
+      k = len;
+    snprintf (piece[n++], RAIDSIM_STR_MAX, "%.*s", (int) k, value);
+    if (k == len)
+      return n;
+    value += k + 1;
+    len -= k + 1;
+  }
+  return -1;
+}
+
+static int
+parse_one_size (struct loader *ld, const struct raidsim_ini_entry *e,
+                const char *key, const char *text, const struct raidsim_job *j,
+                uint64_t *v)
+{
+  const struct raidsim_param *p = &raidsim_fio_params[RAIDSIM_FIO_BS];
+  int r = fio_size (text, j->kb_base, false, v, NULL);
+
+  if (r != FV_OK) {
+    value_error (ld, e, key, text, r, false);
+    return -1;
+  }
+  return range_check (ld, e, p, key, text, *v);
+}
+
+/* bs=SIZE, bs=R,W (and a third size, for trims). */
+static int
+parse_bs (struct loader *ld, const struct raidsim_ini_entry *e,
+          const char *key, const char *value, struct raidsim_job *j)
+{
+  char piece[3][RAIDSIM_STR_MAX];
+  int n = split_dirs (value, piece, false), i;
+  uint64_t v[3] = { j->bs, j->wbs ? j->wbs : j->bs, 0 };
+
+  if (n == -1) {
+    raidsim_set_error ("%s:%u: %s: '%s': more than three sizes (reads, "
+                       "writes, trims)", ld->ini->path, e->line, key, value);
+    return -1;
+  }
+  for (i = 0; i < n; ++i) {
+    /* fio keeps the earlier size where a piece is empty ("bs=,8k"). */
+    if (i > 0 && piece[i][0] == '\0')
+      continue;
+    if (i == 0 && piece[i][0] == '\0' && n > 1)
+      continue;
+    if (parse_one_size (ld, e, key, piece[i], j, &v[i]) == -1)
+      return -1;
+  }
+  j->bs = v[0];
+  j->wbs = n == 1 ? 0 : v[1] == v[0] ? 0 : v[1];
+  return 0;
+}
+
+/* bsrange=MIN-MAX[,MIN-MAX[,MIN-MAX]]: fio swaps MIN and MAX if they
+ * are the wrong way round (parse.c, FIO_OPT_RANGE).
+ */
+static int
+parse_bsrange (struct loader *ld, const struct raidsim_ini_entry *e,
+               const char *key, const char *value, struct raidsim_job *j)
+{
+  char piece[3][RAIDSIM_STR_MAX];
+  int n = split_dirs (value, piece, true), i;
+  uint64_t r[3][2] = { { 0 } };
+
+  if (n == -1) {
+    raidsim_set_error ("%s:%u: %s: '%s': more than three ranges (reads, "
+                       "writes, trims)", ld->ini->path, e->line, key, value);
+    return -1;
+  }
+  for (i = 0; i < n; ++i) {
+    char *dash = strpbrk (piece[i], "-:");
+
+    if (dash == NULL) {
+      raidsim_set_error ("%s:%u: %s: '%s' is not a range MIN-MAX",
+                         ld->ini->path, e->line, key, piece[i]);
+      return -1;
+    }
+    *dash = '\0';
+    if (parse_one_size (ld, e, key, piece[i], j, &r[i][0]) == -1 ||
+        parse_one_size (ld, e, key, dash + 1, j, &r[i][1]) == -1)
+      return -1;
+    if (r[i][0] > r[i][1]) {
+      uint64_t t = r[i][0];
+
+      r[i][0] = r[i][1];
+      r[i][1] = t;
+    }
+  }
+  for (i = 0; i < 2; ++i) {
+    j->range[i][0] = r[i < n ? i : 0][0];
+    j->range[i][1] = r[i < n ? i : 0][1];
+  }
+  return 0;
+}
+
+/* One direction of bssplit: "BS/PERC:BS/PERC...", as options.c reads
+ * it (split_parse_ddir, bssplit_ddir).
+ */
+static int
+parse_split_dir (struct loader *ld, const struct raidsim_ini_entry *e,
+                 const char *key, char *text, struct raidsim_job *j,
+                 unsigned *nsplit, struct raidsim_bssplit *split)
+{
+  unsigned n = 0, missing = 0, sum = 0, i, k;
+  char *entry, *save = NULL;
+
+  for (entry = strtok_r (text, ":", &save); entry;
+       entry = strtok_r (NULL, ":", &save)) {
+    char *slash = strchr (entry, '/');
+    unsigned perc = 0;
+
+    if (n == RAIDSIM_BSSPLIT_MAX) {
+      raidsim_set_error ("%s:%u: %s: more than %d entries", ld->ini->path,
+                         e->line, key, RAIDSIM_BSSPLIT_MAX);
+      return -1;
+    }
+    if (slash) {
+      char *end;
+      unsigned long p;
+
+      *slash = '\0';
+      errno = 0;
+      p = strtoul (slash + 1, &end, 10);
+      if (slash[1] != '\0' && (*end != '\0' || !isdigit ((unsigned char)
+                                                          slash[1]))) {
+        raidsim_set_error ("%s:%u: %s: '%s' is not a percentage",
+                           ld->ini->path, e->line, key, slash + 1);
+        return -1;
+      }
+      if (errno || p > 100) {
+        raidsim_set_error ("%s:%u: %s: %s%% is more than 100%%",
+                           ld->ini->path, e->line, key, slash + 1);
+        return -1;
+      }
+      perc = p;
+    }
+    if (parse_one_size (ld, e, key, entry, j, &split[n].bs) == -1)
+      return -1;
+    /* fio reads a missing percentage, and 0, as "a share of the rest". */
+    split[n].perc = perc;
+    if (perc == 0)
+      missing++;
+    sum += perc;
+    n++;
+  }
+  if (n == 0) {
+    raidsim_set_error ("%s:%u: %s: no block sizes", ld->ini->path, e->line,
+                       key);
+    return -1;
+  }
+  if (sum > 100) {
+    raidsim_set_error ("%s:%u: %s: the percentages add up to %u, more than "
+                       "100", ld->ini->path, e->line, key, sum);
+    return -1;
+  }
+  for (i = 0; i < n; ++i)
+    if (split[i].perc == 0)
+      split[i].perc = n == 1 ? 100 : (100 - sum) / missing;
+  /* By percentage, smallest first, as fio sorts them; ties keep the
+   * order of the file.
+   */
+  for (i = 1; i < n; ++i)
+    for (k = i; k > 0 && split[k - 1].perc > split[k].perc; --k) {
+      struct raidsim_bssplit t = split[k];
+
+      split[k] = split[k - 1];
+      split[k - 1] = t;
+    }
+  *nsplit = n;
+  return 0;
+}
+
+static int
+parse_bssplit (struct loader *ld, const struct raidsim_ini_entry *e,
+               const char *key, const char *value, struct raidsim_job *j)
+{
+  char piece[3][RAIDSIM_STR_MAX];
+  int n = split_dirs (value, piece, true), i;
+  unsigned nsplit[3];
+  struct raidsim_bssplit split[3][RAIDSIM_BSSPLIT_MAX];
+
+  if (n == -1) {
+    raidsim_set_error ("%s:%u: %s: '%s': more than three lists (reads, "
+                       "writes, trims)", ld->ini->path, e->line, key, value);
+    return -1;
+  }
+  for (i = 0; i < n; ++i)
+    if (parse_split_dir (ld, e, key, piece[i], j, &nsplit[i],
+                         split[i]) == -1)
+      return -1;
+  for (i = 0; i < 2; ++i) {
+    int from = i < n ? i : 0;
+
+    j->nsplit[i] = nsplit[from];
+    memcpy (j->split[i], split[from], nsplit[from] * sizeof split[0][0]);
+  }
+  return 0;
+}
+
 /* One option of the table.  o is its index. */
 static int
 apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
@@ -889,6 +1269,23 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
     raidsim_set_error ("%s:%u: %s: empty value (an unset ${VARIABLE}?)",
                        ld->ini->path, e->line, key);
     return -1;
+  }
+  switch (o) {
+  case RAIDSIM_FIO_BS:
+    return parse_bs (ld, e, key, value, j);
+  case RAIDSIM_FIO_BSRANGE: case RAIDSIM_FIO_BSSPLIT:
+    if (strlen (value) >= RAIDSIM_STR_MAX) {
+      raidsim_set_error ("%s:%u: %s: value is longer than %d characters",
+                         ld->ini->path, e->line, key, RAIDSIM_STR_MAX - 1);
+      return -1;
+    }
+    if ((o == RAIDSIM_FIO_BSRANGE ? parse_bsrange : parse_bssplit)
+        (ld, e, key, value, j) == -1)
+      return -1;
+    strcpy (field, value);
+    return 0;
+  default:
+    break;
   }
   switch (p->type) {
   case RAIDSIM_PT_FIO_INT:
@@ -1232,13 +1629,15 @@ blame (const struct raidsim_job *j, enum raidsim_fio_opt o)
 }
 
 int
-raidsim_job_region (const struct raidsim_jobfile *jf,
-                    const struct raidsim_job *j, uint64_t array_size,
-                    uint64_t *start, uint64_t *nblocks,
-                    uint64_t *size_ios)
+raidsim_job_thread_region (const struct raidsim_jobfile *jf,
+                           const struct raidsim_job *j, uint64_t array_size,
+                           unsigned thread, struct raidsim_region *r)
 {
-  uint64_t size;
+  struct raidsim_bsdist d[2];
+  uint64_t size, minbs;
 
+  (void) thread;
+  memset (r, 0, sizeof *r);
   if (j->offset >= array_size) {
     raidsim_set_error ("%s:%u: offset: %" PRIu64 " is not inside the array "
                        "(%" PRIu64 " bytes)", jf->path,
@@ -1253,13 +1652,25 @@ raidsim_job_region (const struct raidsim_jobfile *jf,
                        j->offset, array_size);
     return -1;
   }
-  if (size < j->bs) {
+  raidsim_job_bsdist (j, 0, &d[0]);
+  raidsim_job_bsdist (j, 1, &d[1]);
+  minbs = d[0].min > d[1].min ? d[0].min : d[1].min;
+  if (j->rw == RAIDSIM_RW_READ || j->rw == RAIDSIM_RW_RANDREAD)
+    minbs = d[0].min;
+  else if (j->rw == RAIDSIM_RW_WRITE || j->rw == RAIDSIM_RW_RANDWRITE)
+    minbs = d[1].min;
+  if (size < minbs) {
     raidsim_set_error ("%s:%u: size: %" PRIu64 " bytes is less than one "
                        "block (bs = %" PRIu64 ")", jf->path,
-                       blame (j, RAIDSIM_FIO_SIZE), size, j->bs);
+                       blame (j, RAIDSIM_FIO_SIZE), size, minbs);
     return -1;
   }
-  *start = j->offset;
+  r->start = j->offset;
+  r->len = size;
+  r->room = array_size - j->offset;
+  r->bytes = size;
+  if (!raidsim_job_bs_fixed (j))
+    return 0;
   /* fio issues I/O until it has done size bytes: sequentially that is
    * every block that starts inside the region, as long as the block
    * ends inside the file (the array); a random job's map holds the
@@ -1268,14 +1679,30 @@ raidsim_job_region (const struct raidsim_jobfile *jf,
    * among the whole blocks, but goes on until it has done size bytes.
    */
   if (raidsim_rw_is_random (j->rw)) {
-    *nblocks = size / j->bs;
-    *size_ios = j->norandommap ? (size + j->bs - 1) / j->bs : *nblocks;
+    r->nblocks = size / j->bs;
+    r->size_ios = j->norandommap ? (size + j->bs - 1) / j->bs : r->nblocks;
   }
   else {
-    *nblocks = (size + j->bs - 1) / j->bs;
-    if (*nblocks > (array_size - j->offset) / j->bs)
-      *nblocks = (array_size - j->offset) / j->bs;
-    *size_ios = *nblocks;
+    r->nblocks = (size + j->bs - 1) / j->bs;
+    if (r->nblocks > (array_size - j->offset) / j->bs)
+      r->nblocks = (array_size - j->offset) / j->bs;
+    r->size_ios = r->nblocks;
   }
+  return 0;
+}
+
+int
+raidsim_job_region (const struct raidsim_jobfile *jf,
+                    const struct raidsim_job *j, uint64_t array_size,
+                    uint64_t *start, uint64_t *nblocks,
+                    uint64_t *size_ios)
+{
+  struct raidsim_region r;
+
+  if (raidsim_job_thread_region (jf, j, array_size, 0, &r) == -1)
+    return -1;
+  *start = r.start;
+  *nblocks = r.nblocks;
+  *size_ios = r.size_ios;
   return 0;
 }

@@ -830,7 +830,8 @@ raidsim_params_defaults (const struct raidsim_param *table, void *base)
   for (p = table; p->name; ++p) {
     void *field = (char *) base + p->offset;
 
-    if (p->def == NULL) {
+    /* No default, or an empty string (an option that is not set). */
+    if (p->def == NULL || (p->type == RAIDSIM_PT_STRING && !*p->def)) {
       switch (p->type) {
       case RAIDSIM_PT_BOOL: *(bool *) field = false; break;
       case RAIDSIM_PT_ENUM: *(int *) field = p->enums[0].value; break;
@@ -1034,11 +1035,13 @@ raidsim_params_doc (FILE *fp, const struct raidsim_param *table,
     if (markdown)
       fprintf (fp, "| `%s` | %s | %s | %s%s%s | %s | %s |\n",
                p->name, type, unit,
-               p->def ? "`" : "", p->def ? p->def : "required",
-               p->def ? "`" : "", range, p->help);
+               p->def && *p->def ? "`" : "",
+               !p->def ? "required" : *p->def ? p->def : "none",
+               p->def && *p->def ? "`" : "", range, p->help);
     else {
       fprintf (fp, "  %s = %s\n", p->name, type);
-      fprintf (fp, "      default: %s", p->def ? p->def : "(required)");
+      fprintf (fp, "      default: %s",
+               !p->def ? "(required)" : *p->def ? p->def : "(none)");
       if (*range)
         fprintf (fp, "; range: %s", range);
       if (*unit)

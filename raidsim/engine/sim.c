@@ -595,21 +595,23 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   /* Check every job and size the pools for the worst case. */
   for (j = 0; j < jf->njobs; ++j) {
     const struct raidsim_job *job = &jf->jobs[j];
-    uint64_t start, nblocks, size_ios, reqs;
+    struct raidsim_region r;
+    uint64_t reqs;
 
-    if (raidsim_job_region (jf, job, s->array_size, &start, &nblocks,
-                            &size_ios) == -1)
-      goto err;
+    for (i = 0; i < job->numjobs; ++i)
+      if (raidsim_job_thread_region (jf, job, s->array_size, i, &r) == -1)
+        goto err;
     reqs = job->numjobs * job->iodepth;
     nhreqs += reqs;
-    ncmds += reqs * raidsim_array_max_cmds (s->array, job->bs);
+    ncmds += reqs * raidsim_array_max_cmds (s->array,
+                                            raidsim_job_max_bs (job));
     if (ncmds > MAX_CMDS) {
       raidsim_set_error ("%s:%u: iodepth: %" PRIu64 " threads x %" PRIu64
                          " I/Os of %" PRIu64 " bytes can split into more "
                          "than %" PRIu64 " member commands; use fewer "
                          "threads, a lower iodepth or a smaller bs",
                          jf->path, job->line, job->numjobs, job->iodepth,
-                         job->bs, MAX_CMDS);
+                         raidsim_job_max_bs (job), MAX_CMDS);
       goto err;
     }
     s->nthreads += job->numjobs;
@@ -621,9 +623,11 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     /* No member command is shorter than this: pieces end at request
      * and chunk boundaries, both multiples of it.
      */
-    {
-      uint64_t g = gcd64 (job->bs, job->offset);
+    for (i = 0; i < job->numjobs; ++i) {
+      uint64_t g;
 
+      raidsim_job_thread_region (jf, job, s->array_size, i, &r);
+      g = gcd64 (raidsim_job_bs_gcd (job), r.start);
       if (ac->level != RAIDSIM_LEVEL_SINGLE)
         g = gcd64 (g, ac->chunk);
       min_len = min_len ? gcd64 (min_len, g) : g;
@@ -670,18 +674,18 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
   for (j = 0, k = 0; j < jf->njobs; ++j) {
     const struct raidsim_job *job = &jf->jobs[j];
-    uint64_t start, nblocks, size_ios;
 
-    raidsim_job_region (jf, job, s->array_size, &start, &nblocks, &size_ios);
     s->jobs[j].job = job;
     s->jobs[j].start = job->ramp_time;  /* moved when its group starts */
     s->jobs[j].end = job->ramp_time;
     for (i = 0; i < RAIDSIM_NDIRS; ++i)
       raidsim_hist_init (&s->jobs[j].dir[i].lat);
     for (i = 0; i < job->numjobs; ++i, ++k) {
+      struct raidsim_region r;
+
+      raidsim_job_thread_region (jf, job, s->array_size, i, &r);
       s->threads[k].res = &s->jobs[j];
-      raidsim_worker_init (&s->threads[k].w, job, start, nblocks, size_ios,
-                           seed, j, i);
+      raidsim_worker_init_region (&s->threads[k].w, job, &r, seed, j, i);
     }
   }
 

@@ -237,9 +237,13 @@ START_TEST (fio_errors)
   expect_error (raidsim_jobfile_load, p, 2,
                 "rw: 'randred' is not one of read, write, randread, "
                 "randwrite, rw, readwrite, randrw");
-  p = sim_test_file ("j.fio", "[job1]\nbs=4k,64k\n");
+  p = sim_test_file ("j.fio", "[job1]\nbs=4k,64k,4k,1k\n");
   expect_error (raidsim_jobfile_load, p, 2,
-                "bs: '4k,64k' is not an integer with an optional fio suffix "
+                "bs: '4k,64k,4k,1k': more than three sizes (reads, writes, "
+                "trims)");
+  p = sim_test_file ("j.fio", "[job1]\nbs=4k,64q\n");
+  expect_error (raidsim_jobfile_load, p, 2,
+                "bs: '64q' is not an integer with an optional fio suffix "
                 "(k, m, g, t, p)");
   p = sim_test_file ("j.fio", "[job1]\nruntime=1min\n");
   expect_error (raidsim_jobfile_load, p, 2,
@@ -530,7 +534,8 @@ START_TEST (tables_are_consistent)
 
     for (p = tables[i]; p->name; ++p) {
       ck_assert_msg (p->help && *p->help, "%s has no help", p->name);
-      if (p->def)
+      /* An empty string default is "not set" (fio's bssplit). */
+      if (p->def && !(p->type == RAIDSIM_PT_STRING && !*p->def))
         ck_assert_msg (raidsim_param_parse (p, p->def, scratch) == 0,
                        "%s", raidsim_error ());
     }

@@ -10,16 +10,19 @@
  *     nothing in the run;
  *   - options a model cannot honour are refused naming file, line and
  *     option, with the reason;
+ *   - bs=R,W, bsrange and bssplit draw sizes with fio's frequencies;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
  * Print the generated reference: build/tests/unit/test-sim-fio --doc
  */
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "raidsim/workload.h"
 #include "sim-test.h"
 
 #ifndef SRCDIR
@@ -318,6 +321,273 @@ START_TEST (environment_variables)
 }
 END_TEST
 
+/* ---- block sizes ---- */
+
+/* bs=R,W sets reads and writes apart; an empty piece keeps the earlier
+ * size (parse.c, handle_option); one size sets both again.  Mutants
+ * killed: the write size dropped (wbs ignored), "bs=,8k" refused or
+ * setting reads, a later single bs not resetting the writes' size.
+ */
+START_TEST (bs_read_write)
+{
+  struct raidsim_jobfile *jf;
+  struct raidsim_bsdist d;
+
+  jf = load_text ("[a]\nbs=4k,64k\n"
+                  "[global]\nbs=16k\n"
+                  "[b]\nbs=,8k\n"
+                  "[global]\nbs=4k,64k\n"
+                  "[c]\nbs=8k\n"
+                  "[d]\nbs=4k,4k,1k\n"
+                  "[e]\nbs=4k:64k\n");
+  raidsim_job_bsdist (&jf->jobs[0], 0, &d);
+  ck_assert_uint_eq (d.min, 4 * KiB);
+  ck_assert_uint_eq (d.max, 4 * KiB);
+  raidsim_job_bsdist (&jf->jobs[0], 1, &d);
+  ck_assert_uint_eq (d.min, 64 * KiB);
+  ck_assert_uint_eq (d.max, 64 * KiB);
+  ck_assert (!raidsim_job_bs_fixed (&jf->jobs[0]));
+  ck_assert_uint_eq (jf->jobs[1].bs, 16 * KiB);
+  ck_assert_uint_eq (jf->jobs[1].wbs, 8 * KiB);
+  ck_assert_uint_eq (jf->jobs[2].bs, 8 * KiB);
+  ck_assert (raidsim_job_bs_fixed (&jf->jobs[2]));
+  ck_assert (raidsim_job_bs_fixed (&jf->jobs[3]));
+  ck_assert_uint_eq (jf->jobs[4].wbs, 64 * KiB);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+/* bssplit as options.c reads it: entries sorted by percentage; those
+ * without one (or with 0) share what is left, (100 - 40) / 2 = 30
+ * each; one list for reads and writes unless a comma separates them;
+ * bssplit over bsrange over bs.  Mutants killed: missing percentages
+ * left at 0, the list not sorted, the write list ignored.
+ */
+START_TEST (bssplit_parsing)
+{
+  struct raidsim_jobfile *jf;
+  struct raidsim_bsdist d;
+  char text[256];
+
+  jf = load_text ("[a]\nbssplit=16k/40:4k:8k/0\n"
+                  "[b]\nbs=1m\nbsrange=1k-2k\nbssplit=4k/10:64k/90,1m\n"
+                  "[c]\nbssplit=4k/10:64k/90\nbsrange=32k-8k\n"
+                  "[d]\nbsrange=32k-8k,1k:2k\n");
+  raidsim_job_bsdist (&jf->jobs[0], 0, &d);
+  ck_assert_uint_eq (d.nsplit, 3);
+  ck_assert_uint_eq (d.split[0].bs, 4 * KiB);
+  ck_assert_uint_eq (d.split[0].perc, 30);
+  ck_assert_uint_eq (d.split[1].bs, 8 * KiB);
+  ck_assert_uint_eq (d.split[1].perc, 30);
+  ck_assert_uint_eq (d.split[2].bs, 16 * KiB);
+  ck_assert_uint_eq (d.split[2].perc, 40);
+  ck_assert_uint_eq (d.min, 4 * KiB);
+  ck_assert_uint_eq (d.max, 16 * KiB);
+  raidsim_job_bsdist (&jf->jobs[0], 1, &d);
+  ck_assert_uint_eq (d.nsplit, 3);
+  raidsim_job_bsdist (&jf->jobs[1], 0, &d);
+  ck_assert_uint_eq (d.nsplit, 2);
+  ck_assert_uint_eq (d.min, 4 * KiB);
+  ck_assert_uint_eq (d.max, 64 * KiB);
+  raidsim_job_bsdist (&jf->jobs[1], 1, &d);
+  ck_assert_uint_eq (d.nsplit, 0);
+  ck_assert_uint_eq (d.min, MiB);
+  ck_assert_uint_eq (d.max, MiB);
+  raidsim_job_bs_text (&jf->jobs[1], text, sizeof text);
+  ck_assert_str_eq (text, "4k/10:64k/90,1m");
+  /* bsrange written after bssplit still loses to it. */
+  raidsim_job_bsdist (&jf->jobs[2], 0, &d);
+  ck_assert_uint_eq (d.nsplit, 2);
+  /* MIN and MAX the wrong way round are swapped, as fio does. */
+  raidsim_job_bsdist (&jf->jobs[3], 0, &d);
+  ck_assert_uint_eq (d.min, 8 * KiB);
+  ck_assert_uint_eq (d.max, 32 * KiB);
+  raidsim_job_bsdist (&jf->jobs[3], 1, &d);
+  ck_assert_uint_eq (d.min, KiB);
+  ck_assert_uint_eq (d.max, 2 * KiB);
+  raidsim_jobfile_free (jf);
+
+  expect_refusal ("[a]\nbssplit=4k/60:8k/60\n", 2,
+                  "bssplit: the percentages add up to 120, more than 100");
+  expect_refusal ("[a]\nbssplit=4k/101\n", 2,
+                  "bssplit: 101% is more than 100%");
+  expect_refusal ("[a]\nbsrange=4k\n", 2,
+                  "bsrange: '4k' is not a range MIN-MAX");
+}
+END_TEST
+
+/* Draw n requests from thread 0 of the first job of text, over a
+ * region of len bytes from 0, and count them by size (sizes[i] bytes,
+ * count[i]; anything else fails the test).  Every request must lie
+ * inside the region, and a random job's start on a multiple of align.
+ */
+static void
+count_sizes (const char *text, uint64_t len, unsigned n, const uint64_t *sizes,
+             unsigned nsizes, unsigned *count, uint64_t align)
+{
+  struct raidsim_jobfile *jf = load_text (text);
+  struct raidsim_region r = { .start = 0, .len = len, .room = len,
+    .bytes = UINT64_MAX };
+  struct raidsim_worker w;
+  struct raidsim_hostreq req;
+  unsigned i, k;
+
+  memset (count, 0, nsizes * sizeof *count);
+  raidsim_worker_init_region (&w, &jf->jobs[0], &r, 1, 0, 0);
+  for (i = 0; i < n; ++i) {
+    ck_assert (raidsim_worker_next (&w, 0, &req));
+    ck_assert_uint_le (req.offset + req.len, len);
+    if (align)
+      ck_assert_uint_eq (req.offset % align, 0);
+    for (k = 0; k < nsizes && sizes[k] != req.len; ++k)
+      ;
+    ck_assert_msg (k < nsizes, "unexpected size %lu", (unsigned long) req.len);
+    count[k]++;
+  }
+  raidsim_jobfile_free (jf);
+}
+
+/* The fraction c of n is p within 5 standard deviations. */
+#define ck_assert_frac(c, n, p)                                         \
+  ck_assert_double_eq_tol ((double) (c) / (n), (p),                     \
+                           5 * sqrt ((p) * (1 - (p)) / (n)) + 1e-9)
+
+/* bssplit=4k/10:64k/90: 10% of I/Os are 4k.  With percentages that add
+ * up to 80, what is left goes to the last entry of fio's sorted list,
+ * the one with the largest percentage: bssplit=4k/50:8k/30 is sorted
+ * 8k/30, 4k/50, so 4k gets 70% and 8k 30%.  Mutants killed: weights
+ * ignored (50/50), weights swapped, the rest given to the last entry in
+ * file order (8k 50%).
+ */
+START_TEST (bssplit_frequencies)
+{
+  static const uint64_t s1[] = { 4 * KiB, 64 * KiB };
+  static const uint64_t s2[] = { 4 * KiB, 8 * KiB };
+  const unsigned n = 100000;
+  unsigned c[2];
+
+  count_sizes ("[j]\nrw=randread\nnorandommap\nbssplit=4k/10:64k/90\n",
+               UINT64_C (1) << 40, n, s1, 2, c, 4 * KiB);
+  ck_assert_frac (c[0], n, 0.10);
+  count_sizes ("[j]\nrw=randread\nnorandommap\nbssplit=4k/50:8k/30\n",
+               UINT64_C (1) << 40, n, s2, 2, c, 4 * KiB);
+  ck_assert_frac (c[0], n, 0.70);
+}
+END_TEST
+
+/* bsrange as fio's get_next_buflen draws it: MIN + a uniform fraction
+ * of MAX, rounded down to a multiple of MIN, capped at MAX.  4k-16k:
+ * 4k + [0, 16k) is [4k, 20k), so 4k, 8k, 12k and 16k (with [16k, 20k))
+ * have a quarter each.  3k-8k: [3k, 11k) gives 3k for [3k, 6k), 6k for
+ * [6k, 9k) and 9k, capped to 8k, for [9k, 11k): 3/8, 3/8 and 2/8.
+ * Mutants killed: no rounding to MIN (other sizes appear), MAX
+ * excluded, a plain uniform draw over MIN..MAX (3k-8k would give 6k at
+ * 1/2 of the multiples' draws, not 3/8), the cap missing (9k appears).
+ */
+START_TEST (bsrange_frequencies)
+{
+  static const uint64_t s1[] = { 4 * KiB, 8 * KiB, 12 * KiB, 16 * KiB };
+  static const uint64_t s2[] = { 3 * KiB, 6 * KiB, 8 * KiB };
+  const unsigned n = 100000;
+  unsigned c[4], i;
+
+  count_sizes ("[j]\nrw=randread\nnorandommap\nbsrange=4k-16k\n",
+               UINT64_C (1) << 40, n, s1, 4, c, 4 * KiB);
+  for (i = 0; i < 4; ++i)
+    ck_assert_frac (c[i], n, 0.25);
+  count_sizes ("[j]\nrw=randread\nnorandommap\nbsrange=3k-8k\n",
+               UINT64_C (1) << 40, n, s2, 3, c, 3 * KiB);
+  ck_assert_frac (c[0], n, 0.375);
+  ck_assert_frac (c[1], n, 0.375);
+  ck_assert_frac (c[2], n, 0.25);
+}
+END_TEST
+
+/* bs=4k,64k with rw=randrw: reads are 4k at multiples of 4k, writes
+ * 64k at multiples of 64k (fio's ba defaults to each direction's
+ * block size).  Mutant killed: one size or one alignment for both.
+ */
+START_TEST (bs_read_write_offsets)
+{
+  struct raidsim_jobfile *jf = load_text ("[j]\nrw=randrw\nbs=4k,64k\n");
+  struct raidsim_region r = { .start = 0, .len = 64 * MiB,
+    .room = 64 * MiB, .bytes = UINT64_MAX };
+  struct raidsim_worker w;
+  struct raidsim_hostreq req;
+  unsigned i, n[2] = { 0, 0 };
+
+  raidsim_worker_init_region (&w, &jf->jobs[0], &r, 1, 0, 0);
+  for (i = 0; i < 2000; ++i) {
+    ck_assert (raidsim_worker_next (&w, 0, &req));
+    n[req.dir]++;
+    ck_assert_uint_eq (req.len, req.dir == RAIDSIM_READ ? 4 * KiB : 64 * KiB);
+    ck_assert_uint_eq (req.offset % req.len, 0);
+  }
+  ck_assert_uint_gt (n[0], 0);
+  ck_assert_uint_gt (n[1], 0);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+/* A sequential job of several sizes tiles its region: each I/O starts
+ * where the last ended, none crosses the region's end, and the job
+ * stops once it has done size bytes, so a 1 MiB job of 4k and 64k
+ * blocks does exactly 1 MiB.  Mutants killed: the position moved by
+ * the smallest size instead of the I/O's, sizes not fitted to the
+ * region's end, the job stopped by I/O count.
+ */
+START_TEST (sequential_sizes_tile_the_region)
+{
+  struct raidsim_jobfile *jf;
+  struct raidsim_region r = { .start = 8 * MiB, .len = MiB,
+    .room = 64 * MiB, .bytes = MiB };
+  struct raidsim_worker w;
+  struct raidsim_hostreq req;
+  uint64_t pos = 8 * MiB;
+  unsigned n = 0;
+
+  jf = load_text ("[j]\nrw=read\nbssplit=4k/50:64k/50\n");
+  raidsim_worker_init_region (&w, &jf->jobs[0], &r, 7, 0, 0);
+  while (raidsim_worker_next (&w, 0, &req)) {
+    ck_assert_uint_eq (req.offset, pos);
+    pos += req.len;
+    ck_assert_uint_le (pos, 9 * MiB);
+    n++;
+  }
+  ck_assert_uint_eq (pos, 9 * MiB);
+  ck_assert_uint_gt (n, 16);
+  ck_assert_uint_lt (n, 256);
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+/* Whole runs, counted by hand: a 1 MiB job of bs=4k,64k does 256 reads
+ * of 4k when it reads, and 16 writes of 64k when it writes.  Mutant
+ * killed: the writes' size ignored (256 writes).
+ */
+START_TEST (bs_read_write_runs)
+{
+  const char *array = SRCDIR "/configs/arrays/raid0-2x-fixed.ini";
+  struct sim_test_run r;
+  const char *p;
+
+  p = sim_test_file ("rw.fio", "[r]\nrw=read\nbs=4k,64k\nsize=1m\n"
+                     "[w]\nrw=write\nbs=4k,64k\nsize=1m\n"
+                     "[s]\nrw=randread\nbssplit=4k/50:64k/50\nsize=1m\n");
+  sim_test_run (&r, array, p, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios, 256);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].bytes, MiB);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->dir[RAIDSIM_WRITE].ios, 16);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->dir[RAIDSIM_WRITE].bytes,
+                     MiB);
+  /* A random job of several sizes stops at size bytes or more. */
+  ck_assert_uint_ge (raidsim_sim_job (r.s, 2)->dir[RAIDSIM_READ].bytes, MiB);
+  ck_assert_uint_lt (raidsim_sim_job (r.s, 2)->dir[RAIDSIM_READ].bytes,
+                     MiB + 64 * KiB);
+  sim_test_done (&r);
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -374,6 +644,15 @@ fio_suite (void)
   tcase_add_test (tc, noted_options_change_nothing);
   tcase_add_test (tc, refusals_name_option_and_reason);
   tcase_add_test (tc, reference_doc_is_current);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("block sizes");
+  tcase_add_test (tc, bs_read_write);
+  tcase_add_test (tc, bssplit_parsing);
+  tcase_add_test (tc, bssplit_frequencies);
+  tcase_add_test (tc, bsrange_frequencies);
+  tcase_add_test (tc, bs_read_write_offsets);
+  tcase_add_test (tc, sequential_sizes_tile_the_region);
+  tcase_add_test (tc, bs_read_write_runs);
   suite_add_tcase (s, tc);
   return s;
 }
