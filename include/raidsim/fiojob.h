@@ -51,7 +51,8 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_SIZE, RAIDSIM_FIO_OFFSET, RAIDSIM_FIO_RWMIXREAD,
   RAIDSIM_FIO_NUMBER_IOS, RAIDSIM_FIO_RUNTIME, RAIDSIM_FIO_RAMP_TIME,
   RAIDSIM_FIO_TIME_BASED, RAIDSIM_FIO_STONEWALL, RAIDSIM_FIO_NORANDOMMAP,
-  RAIDSIM_FIO_BSRANGE, RAIDSIM_FIO_BSSPLIT,
+  RAIDSIM_FIO_BSRANGE, RAIDSIM_FIO_BSSPLIT, RAIDSIM_FIO_OFFSET_INCREMENT,
+  RAIDSIM_FIO_OFFSET_ALIGN, RAIDSIM_FIO_IO_SIZE, RAIDSIM_FIO_LOOPS,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -93,7 +94,15 @@ struct raidsim_job {
   bool norandommap;             /* random offsets drawn with replacement */
   char bsrange[RAIDSIM_STR_MAX]; /* as written; parsed into range */
   char bssplit[RAIDSIM_STR_MAX]; /* as written; parsed into split */
+  uint64_t offset_increment;    /* bytes: thread i starts i times further */
+  uint64_t offset_align;        /* bytes; 0: the smallest block size */
+  uint64_t io_size;             /* bytes a thread does; 0: size */
+  uint64_t loops;               /* passes */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
+  /* For size, offset, offset_increment and io_size: a percentage
+   * (1 to 100) instead of the field's bytes; 0: bytes.
+   */
+  unsigned char pct[RAIDSIM_FIO_NOPTS];
   unsigned kb_base;             /* fio's kb_base, 1024 or 1000; 0: 1024.
                                  * Only parsing uses it. */
   /* Block sizes beyond bs, per direction (0 read, 1 write); all 0
@@ -155,8 +164,9 @@ struct raidsim_region {
   uint64_t start;               /* array byte where it begins */
   uint64_t len;                 /* its bytes */
   uint64_t room;                /* bytes from start to the end of the array */
-  uint64_t bytes;               /* bytes a thread does before it stops,
-                                 * unless time_based */
+  uint64_t bytes;               /* bytes a thread does in a pass (size, or
+                                 * io_size) */
+  uint64_t loops;               /* passes, unless time_based */
   /* Jobs whose every I/O is bs (raidsim_job_bs_fixed): */
   uint64_t nblocks;             /* blocks of bs the thread can use */
   uint64_t size_ios;            /* I/Os that do bytes */

@@ -48,6 +48,13 @@
  *     region is replaced as fio replaces it;
  *   - a thread stops issuing when it has issued size bytes, reads and
  *     writes together, as fio's io_bytes_exceeded.
+ *
+ * io_size replaces size as the bytes of a pass: a thread that runs out
+ * of region first starts over (sequentially from the region's start,
+ * randomly with a new pass), as fio does.  loops makes that many
+ * passes, each from the region's start and, for random jobs with a
+ * map, in a new order; number_ios then counts per pass, as fio's
+ * exceeds_number_ios does.
  */
 #ifndef RAIDSIM_WORKLOAD_H
 #define RAIDSIM_WORKLOAD_H
@@ -87,6 +94,11 @@ struct raidsim_worker {
   uint64_t issued;              /* issued in all, the ramp's too */
   raidsim_ns t0;                /* when the thread started; 0 by default */
   bool stopped;
+
+  uint64_t loops;               /* passes to make, unless time_based */
+  uint64_t pass;                /* passes started, less one */
+  uint64_t loop_key;            /* state of the keys of new passes */
+  bool wrap;                    /* start over when the region runs out */
 
   /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
   bool variable;

@@ -54,7 +54,9 @@ const struct raidsim_param raidsim_fio_params[] = {
     .def = "0", .min = 0, .unit = "bytes",
     .help = "Region each thread works in, from offset, and the bytes of "
     "I/O each thread does (one pass), those issued during ramp_time "
-    "included, as fio counts them.  0: to the end of the array.  As in "
+    "included, as fio counts them.  0: to the end of the array.  `N%` is "
+    "N percent of the array, capped at its end and rounded down to a "
+    "multiple of the smallest block size, as in fio.  As in "
     "fio, a job whose size is not a whole number of blocks does one "
     "block more: sequentially it runs past offset + size if the array "
     "has room for it, with norandommap it is one more draw among the "
@@ -62,7 +64,9 @@ const struct raidsim_param raidsim_fio_params[] = {
     "blocks of the region only." },
   { .name = "offset", .type = RAIDSIM_PT_FIO_INT, .offset = J (offset),
     .def = "0", .min = 0, .unit = "bytes",
-    .help = "Start of the region in the array." },
+    .help = "Start of the region in the array.  `N%` is N percent of "
+    "the array, rounded up to a multiple of offset_align (default: the "
+    "smallest block size), as in fio." },
   { .name = "rwmixread", .type = RAIDSIM_PT_FIO_INT, .offset = J (rwmixread),
     .def = "50", .min = 0, .max = 100, .unit = "%",
     .help = "For rw and randrw: the percentage of I/Os that are reads, "
@@ -118,6 +122,26 @@ const struct raidsim_param raidsim_fio_params[] = {
     "the largest.  A random job's offsets are multiples of the smallest "
     "BS; an I/O that would run past the region takes the next entry that "
     "fits.  Takes precedence over bsrange and bs." },
+  { .name = "offset_increment", .type = RAIDSIM_PT_FIO_INT,
+    .offset = J (offset_increment), .def = "0", .min = 0, .unit = "bytes",
+    .help = "Thread i of a numjobs job (from 0) starts at offset + i x "
+    "offset_increment, each over its own region of size.  `N%` is N "
+    "percent of the array, and then the start is rounded up as for an "
+    "offset in percent." },
+  { .name = "offset_align", .type = RAIDSIM_PT_FIO_INT,
+    .offset = J (offset_align), .def = "0", .min = 0, .unit = "bytes",
+    .help = "What an offset given in percent (or an offset_increment in "
+    "percent) is rounded up to.  0: the smallest block size." },
+  { .name = "io_size", .type = RAIDSIM_PT_FIO_INT, .offset = J (io_size),
+    .def = "0", .min = 0, .unit = "bytes",
+    .help = "Bytes each thread does in a pass, going over its region again "
+    "if that is smaller, or stopping short of its end.  `N%` is N percent "
+    "of the region (at most 100).  0: size." },
+  { .name = "loops", .type = RAIDSIM_PT_FIO_INT, .offset = J (loops),
+    .def = "1", .min = 1, .unit = "passes",
+    .help = "Passes each thread makes, each from the region's start (for "
+    "a random job, a new random order), each doing size (or io_size) "
+    "bytes; number_ios applies to each.  time_based ignores it." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -280,6 +304,10 @@ raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
   const struct raidsim_param *p = &raidsim_fio_params[o];
   size_t n;
 
+  if (j->pct[o]) {
+    snprintf (buf, len, "%u%%", j->pct[o]);
+    return;
+  }
   raidsim_param_format (p, (const char *) j + p->offset, buf, len);
   if (o == RAIDSIM_FIO_BS && j->wbs && (n = strlen (buf)) + 1 < len) {
     buf[n++] = ',';
@@ -779,7 +807,7 @@ static const struct fio_other others[] = {
   { "rwmixcycle", W_DEPRECATED, NULL },
   { "percentage_sequential", W_DEPRECATED, NULL },
 
-  { "loops", W_NOTYET, "1" }, { "startdelay", W_NOTYET, "0" },
+  { "startdelay", W_NOTYET, "0" },
   { "thinktime", W_NOTYET, "0" }, { "thinktime_spin", W_NOTYET, "0" },
   { "thinktime_blocks", W_NOTYET, "1" },
   { "thinktime_blocks_type", W_NOTYET, "complete" },
@@ -787,8 +815,7 @@ static const struct fio_other others[] = {
   { "rate", W_NOTYET, "0" }, { "rate_iops", W_NOTYET, "0" },
   { "rate_process", W_NOTYET, "linear" },
   { "rate_ignore_thinktime", W_NOTYET, "0" },
-  { "io_size", W_NOTYET, "0" }, { "offset_increment", W_NOTYET, "0" },
-  { "offset_align", W_NOTYET, "0" }, { "bs_unaligned", W_NOTYET, "0" },
+  { "bs_unaligned", W_NOTYET, "0" },
   { "bs_is_seq_rand", W_NOTYET, "0" }, { "ba", W_NOTYET, NULL },
   { "random_distribution", W_NOTYET, "random" },
   { "percentage_random", W_NOTYET, "100" },
@@ -1288,16 +1315,30 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
     break;
   }
   switch (p->type) {
-  case RAIDSIM_PT_FIO_INT:
-    r = fio_size (value, j->kb_base, false, &v, NULL);
+  case RAIDSIM_PT_FIO_INT: {
+    /* fio takes a percentage for these (options.c, str_size_cb ...). */
+    bool pct_ok = o == RAIDSIM_FIO_SIZE || o == RAIDSIM_FIO_OFFSET ||
+      o == RAIDSIM_FIO_OFFSET_INCREMENT || o == RAIDSIM_FIO_IO_SIZE;
+    bool pct;
+
+    r = fio_size (value, j->kb_base, pct_ok, &v, &pct);
+    if (r == FV_TOO_LARGE && pct_ok && value[strlen (value) - 1] == '%') {
+      raidsim_set_error ("%s:%u: %s: %s is more than 100%%", ld->ini->path,
+                         e->line, key, value);
+      return -1;
+    }
     if (r != FV_OK) {
       value_error (ld, e, key, value, r, false);
       return -1;
     }
-    if (range_check (ld, e, p, key, value, v) == -1)
+    j->pct[o] = pct ? v : 0;
+    if (pct)
+      v = 0;
+    else if (range_check (ld, e, p, key, value, v) == -1)
       return -1;
     *(uint64_t *) field = v;
     break;
+  }
   case RAIDSIM_PT_FIO_TIME:
     r = fio_time (value, RAIDSIM_NS_PER_S, &v);
     if (r != FV_OK) {
@@ -1628,32 +1669,83 @@ blame (const struct raidsim_job *j, enum raidsim_fio_opt o)
   return j->opt_line[o] ? j->opt_line[o] : j->line;
 }
 
+/* pct percent of n, rounded down. */
+static uint64_t
+percent_of (uint64_t n, unsigned pct)
+{
+  return (uint64_t) ((unsigned __int128) n * pct / 100);
+}
+
 int
 raidsim_job_thread_region (const struct raidsim_jobfile *jf,
                            const struct raidsim_job *j, uint64_t array_size,
                            unsigned thread, struct raidsim_region *r)
 {
   struct raidsim_bsdist d[2];
-  uint64_t size, minbs;
+  uint64_t size, minbs, tdmin, incr;
+  unsigned __int128 off;
+  bool align;
 
-  (void) thread;
   memset (r, 0, sizeof *r);
-  if (j->offset >= array_size) {
-    raidsim_set_error ("%s:%u: offset: %" PRIu64 " is not inside the array "
-                       "(%" PRIu64 " bytes)", jf->path,
-                       blame (j, RAIDSIM_FIO_OFFSET), j->offset, array_size);
+  raidsim_job_bsdist (j, 0, &d[0]);
+  raidsim_job_bsdist (j, 1, &d[1]);
+  /* fio's td_min_bs: the smaller of the two directions' smallest. */
+  tdmin = d[0].min < d[1].min ? d[0].min : d[1].min;
+
+  /* Where the thread starts, as fio's get_start_offset: an offset or an
+   * increment in percent is rounded up to offset_align, or to the
+   * smallest block size.
+   */
+  align = j->pct[RAIDSIM_FIO_OFFSET_INCREMENT] != 0;
+  incr = align ? percent_of (array_size, j->pct[RAIDSIM_FIO_OFFSET_INCREMENT])
+    : j->offset_increment;
+  if (j->pct[RAIDSIM_FIO_OFFSET]) {
+    off = percent_of (array_size, j->pct[RAIDSIM_FIO_OFFSET]);
+    align = true;
+  }
+  else
+    off = j->offset;
+  off += (unsigned __int128) thread * incr;
+  if (align) {
+    uint64_t a = j->offset_align ? j->offset_align : tdmin;
+
+    off = (off + a - 1) / a * a;
+  }
+  if (off >= array_size) {
+    if (thread == 0 || incr == 0)
+      raidsim_set_error ("%s:%u: offset: %" PRIu64 " is not inside the "
+                         "array (%" PRIu64 " bytes)", jf->path,
+                         blame (j, RAIDSIM_FIO_OFFSET),
+                         off > UINT64_MAX ? UINT64_MAX : (uint64_t) off,
+                         array_size);
+    else
+      raidsim_set_error ("%s:%u: offset_increment: thread %u of %" PRIu64
+                         " would start at %" PRIu64 ", not inside the array "
+                         "(%" PRIu64 " bytes)", jf->path,
+                         blame (j, RAIDSIM_FIO_OFFSET_INCREMENT), thread,
+                         j->numjobs,
+                         off > UINT64_MAX ? UINT64_MAX : (uint64_t) off,
+                         array_size);
     return -1;
   }
-  size = j->size ? j->size : array_size - j->offset;
-  if (size > array_size - j->offset) {
+  if (j->pct[RAIDSIM_FIO_SIZE]) {
+    /* fio's setup_files: a percentage of the whole device, capped at
+     * its end, rounded down to the smallest block size.
+     */
+    size = percent_of (array_size, j->pct[RAIDSIM_FIO_SIZE]);
+    if (size > array_size - off)
+      size = array_size - off;
+    size -= size % tdmin;
+  }
+  else
+    size = j->size ? j->size : array_size - off;
+  if (size > array_size - off) {
     raidsim_set_error ("%s:%u: size: %" PRIu64 " bytes from offset %" PRIu64
                        " run past the end of the array (%" PRIu64 " bytes)",
                        jf->path, blame (j, RAIDSIM_FIO_SIZE), size,
-                       j->offset, array_size);
+                       (uint64_t) off, array_size);
     return -1;
   }
-  raidsim_job_bsdist (j, 0, &d[0]);
-  raidsim_job_bsdist (j, 1, &d[1]);
   minbs = d[0].min > d[1].min ? d[0].min : d[1].min;
   if (j->rw == RAIDSIM_RW_READ || j->rw == RAIDSIM_RW_RANDREAD)
     minbs = d[0].min;
@@ -1665,10 +1757,18 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
                        blame (j, RAIDSIM_FIO_SIZE), size, minbs);
     return -1;
   }
-  r->start = j->offset;
+  r->start = off;
   r->len = size;
-  r->room = array_size - j->offset;
-  r->bytes = size;
+  r->room = array_size - off;
+  r->bytes = j->pct[RAIDSIM_FIO_IO_SIZE]
+    ? percent_of (size, j->pct[RAIDSIM_FIO_IO_SIZE])
+    : j->io_size ? j->io_size : size;
+  r->loops = j->loops ? j->loops : 1;
+  if (r->bytes == 0) {
+    raidsim_set_error ("%s:%u: io_size: 0 bytes", jf->path,
+                       blame (j, RAIDSIM_FIO_IO_SIZE));
+    return -1;
+  }
   if (!raidsim_job_bs_fixed (j))
     return 0;
   /* fio issues I/O until it has done size bytes: sequentially that is
@@ -1677,6 +1777,8 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
    * region's whole blocks only, and the job ends when it is full.
    * With norandommap there is no map to run out of: fio still draws
    * among the whole blocks, but goes on until it has done size bytes.
+   * With io_size, fio goes over the region again until it has done
+   * io_size bytes.
    */
   if (raidsim_rw_is_random (j->rw)) {
     r->nblocks = size / j->bs;
@@ -1684,10 +1786,12 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
   }
   else {
     r->nblocks = (size + j->bs - 1) / j->bs;
-    if (r->nblocks > (array_size - j->offset) / j->bs)
-      r->nblocks = (array_size - j->offset) / j->bs;
+    if (r->nblocks > (array_size - off) / j->bs)
+      r->nblocks = (array_size - off) / j->bs;
     r->size_ios = r->nblocks;
   }
+  if (j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE])
+    r->size_ios = (r->bytes + j->bs - 1) / j->bs;
   return 0;
 }
 

@@ -46,8 +46,11 @@ raidsim_worker_init_region (struct raidsim_worker *w,
   raidsim_splitmix64 (&sm);
   sm ^= (uint64_t) thread_index * UINT64_C (0xc2b2ae3d27d4eb4f);
   raidsim_rng_seed (&w->rng, raidsim_splitmix64 (&sm));
+  w->loops = r->loops ? r->loops : 1;
+  w->wrap = j->time_based || j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE];
   if (!w->variable) {
     raidsim_perm_init (&w->perm, r->nblocks, raidsim_splitmix64 (&sm));
+    w->loop_key = raidsim_splitmix64 (&sm);
     return;
   }
   /* Streams of their own for what only these jobs draw, after the
@@ -63,6 +66,31 @@ raidsim_worker_init_region (struct raidsim_worker *w,
     wd->nblocks = r->len / wd->dist.min;
     if (w->random && uses_dir (j, d) && wd->nblocks > 0)
       raidsim_perm_init (&wd->perm, wd->nblocks, key);
+  }
+  w->loop_key = raidsim_splitmix64 (&sm);
+}
+
+/* A new pass of loops: back to the region's start, and a new order for
+ * a random job's map.
+ */
+static void
+new_loop (struct raidsim_worker *w)
+{
+  unsigned d;
+
+  w->pass++;
+  w->seq_block[RAIDSIM_READ] = w->seq_block[RAIDSIM_WRITE] = 0;
+  if (w->random && !w->job->norandommap && !w->variable)
+    raidsim_perm_init (&w->perm, w->nblocks,
+                       raidsim_splitmix64 (&w->loop_key));
+  for (d = 0; w->variable && d < RAIDSIM_NDIRS; ++d) {
+    struct raidsim_worker_dir *wd = &w->dir[d];
+
+    wd->pos = 0;
+    if (wd->drawn && !w->job->norandommap)
+      raidsim_perm_init (&wd->perm, wd->nblocks,
+                         raidsim_splitmix64 (&w->loop_key));
+    wd->drawn = 0;
   }
 }
 
@@ -144,8 +172,10 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
   struct raidsim_worker_dir *wd;
   uint64_t off, room;
 
-  if (!j->time_based && w->issued_bytes >= w->region.bytes)
+  if (!j->time_based && w->issued_bytes >= w->region.bytes * w->loops)
     return false;
+  if (!j->time_based && w->issued_bytes >= w->region.bytes * (w->pass + 1))
+    new_loop (w);
   req->dir = pick_dir (w);
   wd = &w->dir[req->dir];
   if (w->random) {
@@ -157,7 +187,7 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
       b = raidsim_rng_below (&w->rng, wd->nblocks);
     else {
       if (wd->drawn == wd->nblocks) {
-        if (!j->time_based)
+        if (!w->wrap)
           return false;
         wd->drawn = 0;
       }
@@ -177,7 +207,7 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
 
     off = wd->pos;
     if (off >= w->region.len || end - off < wd->dist.min) {
-      if (!j->time_based)
+      if (!w->wrap)
         return false;
       off = 0;
     }
@@ -201,13 +231,17 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   if (w->stopped)
     return false;
   req->measured = now >= w->t0 + j->ramp_time;
-  if ((!w->variable && !j->time_based && w->issued >= w->size_ios) ||
+  if ((!w->variable && !j->time_based &&
+       w->issued >= w->size_ios * w->loops) ||
       (req->measured &&
        ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
-        (j->number_ios && w->ios >= j->number_ios)))) {
+        (j->number_ios && w->ios >= j->number_ios * w->loops)))) {
     w->stopped = true;
     return false;
   }
+  if (!w->variable && w->loops > 1 && !j->time_based &&
+      w->issued == w->size_ios * (w->pass + 1))
+    new_loop (w);
 
   if (w->variable) {
     if (!next_variable (w, req)) {

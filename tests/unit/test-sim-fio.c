@@ -11,6 +11,7 @@
  *   - options a model cannot honour are refused naming file, line and
  *     option, with the reason;
  *   - bs=R,W, bsrange and bssplit draw sizes with fio's frequencies;
+ *   - size and offset in percent, offset_increment, io_size, loops;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -588,6 +589,237 @@ START_TEST (bs_read_write_runs)
 }
 END_TEST
 
+/* ---- regions: percentages, numjobs and offset_increment ---- */
+
+/* The region of thread t of the first job of text on an array of
+ * array_size bytes.
+ */
+static struct raidsim_region
+region_of (const char *text, uint64_t array_size, unsigned t)
+{
+  struct raidsim_jobfile *jf = load_text (text);
+  struct raidsim_region r;
+
+  ck_assert_msg (raidsim_job_thread_region (jf, &jf->jobs[0], array_size,
+                                            t, &r) == 0,
+                 "%s", raidsim_error ());
+  raidsim_jobfile_free (jf);
+  return r;
+}
+
+/* size and offset in percent, as fio's setup_files and
+ * get_start_offset work them out, on an array of 1000000 bytes with
+ * bs=4k: size=50% is 500000 rounded down to a multiple of 4096, 122 x
+ * 4096 = 499712; offset=33% is 330000 rounded up, 81 x 4096 = 331776;
+ * size=90% from there is capped at the 668224 bytes left, rounded down
+ * to 163 x 4096 = 667648.  offset_align=1000 rounds 330000 up to
+ * itself.  Mutants killed: offsets rounded down or not at all, sizes
+ * not rounded, the cap missing (the job refused), a percentage of the
+ * room after the offset instead of the array.
+ */
+START_TEST (percent_size_and_offset)
+{
+  struct raidsim_region r;
+
+  r = region_of ("[j]\nsize=50%\n", 1000000, 0);
+  ck_assert_uint_eq (r.start, 0);
+  ck_assert_uint_eq (r.len, 499712);
+  r = region_of ("[j]\noffset=33%\nsize=50%\n", 1000000, 0);
+  ck_assert_uint_eq (r.start, 331776);
+  ck_assert_uint_eq (r.len, 499712);
+  r = region_of ("[j]\noffset=33%\nsize=90%\n", 1000000, 0);
+  ck_assert_uint_eq (r.len, 667648);
+  r = region_of ("[j]\noffset=33%\noffset_align=1000\n", 1000000, 0);
+  ck_assert_uint_eq (r.start, 330000);
+  ck_assert_uint_eq (r.len, 670000);
+  /* A plain offset is not rounded. */
+  r = region_of ("[j]\noffset=1000\nsize=8k\n", 1000000, 0);
+  ck_assert_uint_eq (r.start, 1000);
+  expect_refusal ("[j]\nsize=101%\n", 2, "size: 101% is more than 100%");
+  expect_refusal ("[j]\nbs=10%\n", 2, "bs: '10%': fio takes a percentage "
+                  "for size, io_size, offset and offset_increment only");
+}
+END_TEST
+
+/* Thread i of a numjobs job starts at offset + i x offset_increment
+ * (fio's get_start_offset), each with its own region of size.  In
+ * percent the increment is 250000 bytes of 1000000 and each start is
+ * rounded up to 4096 on its own: 253952, 503808 (123 x 4096, not 2 x
+ * 253952 = 507904), 753664.  Mutants killed: the increment ignored,
+ * applied once, rounded before it is multiplied.
+ */
+START_TEST (offset_increment_per_thread)
+{
+  static const uint64_t want[] = { 0, 253952, 503808, 753664 };
+  struct raidsim_region r;
+  unsigned t;
+
+  for (t = 0; t < 4; ++t) {
+    r = region_of ("[j]\nnumjobs=4\noffset=1m\noffset_increment=10m\n"
+                   "size=1m\n", UINT64_C (1) << 30, t);
+    ck_assert_uint_eq (r.start, MiB + t * 10 * MiB);
+    ck_assert_uint_eq (r.len, MiB);
+  }
+  for (t = 0; t < 4; ++t) {
+    r = region_of ("[j]\nnumjobs=4\noffset_increment=25%\nsize=64k\n",
+                   1000000, t);
+    ck_assert_uint_eq (r.start, want[t]);
+  }
+  {
+    const char *p = sim_test_file ("j.fio", "[j]\nnumjobs=3\n"
+                                   "offset_increment=600k\n");
+    struct raidsim_jobfile *jf = raidsim_jobfile_load (p);
+    struct raidsim_region rr;
+    char msg[1024];
+
+    ck_assert_int_eq (raidsim_job_thread_region (jf, &jf->jobs[0], MiB, 2,
+                                                 &rr), -1);
+    snprintf (msg, sizeof msg, "%s:3: offset_increment: thread 2 of 3 would "
+              "start at 1228800, not inside the array (1048576 bytes)", p);
+    ck_assert_str_eq (raidsim_error (), msg);
+    raidsim_jobfile_free (jf);
+  }
+}
+END_TEST
+
+/* A whole run on RAID 0 over two drives with 128 KiB chunks: two
+ * threads writing 128 KiB each, offset_increment=128k apart, write
+ * chunk 0 (member 0) and chunk 1 (member 1), two 64k writes each.
+ * Mutant killed: the increment ignored by the simulator (all four
+ * writes on member 0).
+ */
+START_TEST (offset_increment_runs)
+{
+  const char *array = SRCDIR "/configs/arrays/raid0-2x-fixed.ini";
+  struct sim_test_run r;
+  const char *p;
+
+  p = sim_test_file ("inc.fio", "[w]\nrw=write\nbs=64k\nsize=128k\n"
+                     "numjobs=2\noffset_increment=128k\n");
+  sim_test_run (&r, array, p, 1);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_WRITE].ios, 4);
+  ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[RAIDSIM_WRITE], 2);
+  ck_assert_uint_eq (raidsim_sim_member (r.s, 1)->ios[RAIDSIM_WRITE], 2);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* Requests of the first job of text over its thread 0 region on an
+ * array of array_size bytes, until it stops (at most max).
+ */
+static unsigned
+drain (const char *text, uint64_t array_size, struct raidsim_hostreq *reqs,
+       unsigned max)
+{
+  struct raidsim_jobfile *jf = load_text (text);
+  struct raidsim_region r;
+  struct raidsim_worker w;
+  unsigned n = 0;
+
+  ck_assert_int_eq (raidsim_job_thread_region (jf, &jf->jobs[0], array_size,
+                                               0, &r), 0);
+  raidsim_worker_init_region (&w, &jf->jobs[0], &r, 1, 0, 0);
+  while (n < max && raidsim_worker_next (&w, 0, &reqs[n]))
+    n++;
+  raidsim_jobfile_free (jf);
+  return n;
+}
+
+/* io_size=3m over size=1m of 64k blocks: 48 I/Os, the region three
+ * times over from its start; io_size=50%: 8.  Mutant killed: io_size
+ * ignored (16 I/Os).
+ */
+START_TEST (io_size_goes_over_again)
+{
+  static struct raidsim_hostreq q[200];
+  unsigned n, i;
+
+  n = drain ("[j]\nrw=read\nbs=64k\nsize=1m\nio_size=3m\n", MiB * 64, q,
+             200);
+  ck_assert_uint_eq (n, 48);
+  for (i = 0; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, (i % 16) * 64 * KiB);
+  n = drain ("[j]\nrw=read\nbs=64k\nsize=1m\nio_limit=50%\n", MiB * 64,
+             q, 200);
+  ck_assert_uint_eq (n, 8);
+  /* Several sizes: bytes, not I/Os, and over the region again,
+   * sequentially and randomly.
+   */
+  n = drain ("[j]\nrw=read\nbssplit=4k/50:64k/50\nsize=1m\nio_size=2m\n",
+             MiB * 64, q, 200);
+  {
+    uint64_t bytes = 0;
+
+    for (i = 0; i < n; ++i)
+      bytes += q[i].len;
+    ck_assert_uint_eq (bytes, 2 * MiB);
+  }
+  n = drain ("[j]\nrw=randread\nbsrange=64k-128k\nsize=1m\nio_size=4m\n",
+             MiB * 64, q, 200);
+  {
+    uint64_t bytes = 0;
+
+    for (i = 0; i < n; ++i)
+      bytes += q[i].len;
+    ck_assert_uint_ge (bytes, 4 * MiB);
+  }
+}
+END_TEST
+
+/* loops=3 of a random job over 16 blocks: 48 I/Os, each pass of 16
+ * visiting every block once, in a new order each time; of a sequential
+ * mixed job, each pass starts again at the region's start.  Mutants
+ * killed: loops ignored (16), passes that repeat one order, positions
+ * not reset between passes.
+ */
+START_TEST (loops_make_passes)
+{
+  static struct raidsim_hostreq q[200];
+  unsigned n, i, pass;
+  bool same = true;
+
+  n = drain ("[j]\nrw=randread\nbs=64k\nsize=1m\nloops=3\n", MiB * 64, q,
+             200);
+  ck_assert_uint_eq (n, 48);
+  for (pass = 0; pass < 3; ++pass) {
+    bool seen[16] = { false };
+
+    for (i = 0; i < 16; ++i) {
+      unsigned b = q[pass * 16 + i].offset / (64 * KiB);
+
+      ck_assert_uint_lt (b, 16);
+      ck_assert (!seen[b]);
+      seen[b] = true;
+      if (pass > 0 && q[pass * 16 + i].offset != q[i].offset)
+        same = false;
+    }
+  }
+  ck_assert (!same);
+  n = drain ("[j]\nrw=rw\nbs=64k\nsize=1m\nloops=2\n", MiB * 64, q, 200);
+  ck_assert_uint_eq (n, 32);
+  ck_assert_uint_eq (q[16].offset, 0);
+  /* Each pass starts with a full map, as fio resets it: a pass of 8
+   * I/Os (io_size) over 16 blocks does not go on with the blocks the
+   * first left.  Two fresh passes share no block with probability
+   * 1/C(16, 8) = 1/12870.
+   */
+  n = drain ("[j]\nrw=randread\nbs=64k\nsize=1m\nio_size=512k\nloops=2\n",
+             MiB * 64, q, 200);
+  ck_assert_uint_eq (n, 16);
+  {
+    bool seen[16] = { false }, repeat = false;
+
+    for (i = 0; i < 16; ++i) {
+      unsigned b = q[i].offset / (64 * KiB);
+
+      repeat |= seen[b];
+      seen[b] = true;
+    }
+    ck_assert (repeat);
+  }
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -653,6 +885,13 @@ fio_suite (void)
   tcase_add_test (tc, bs_read_write_offsets);
   tcase_add_test (tc, sequential_sizes_tile_the_region);
   tcase_add_test (tc, bs_read_write_runs);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("regions");
+  tcase_add_test (tc, percent_size_and_offset);
+  tcase_add_test (tc, offset_increment_per_thread);
+  tcase_add_test (tc, offset_increment_runs);
+  tcase_add_test (tc, io_size_goes_over_again);
+  tcase_add_test (tc, loops_make_passes);
   suite_add_tcase (s, tc);
   return s;
 }
