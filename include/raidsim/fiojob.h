@@ -53,7 +53,20 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_TIME_BASED, RAIDSIM_FIO_STONEWALL, RAIDSIM_FIO_NORANDOMMAP,
   RAIDSIM_FIO_BSRANGE, RAIDSIM_FIO_BSSPLIT, RAIDSIM_FIO_OFFSET_INCREMENT,
   RAIDSIM_FIO_OFFSET_ALIGN, RAIDSIM_FIO_IO_SIZE, RAIDSIM_FIO_LOOPS,
+  RAIDSIM_FIO_STARTDELAY, RAIDSIM_FIO_THINKTIME, RAIDSIM_FIO_THINKTIME_BLOCKS,
+  RAIDSIM_FIO_RATE, RAIDSIM_FIO_RATE_IOPS, RAIDSIM_FIO_RATE_PROCESS,
+  RAIDSIM_FIO_IO_SUBMIT_MODE,
   RAIDSIM_FIO_NOPTS
+};
+
+enum raidsim_rate_process {
+  RAIDSIM_RATE_LINEAR,          /* I/O k at k x bs / rate */
+  RAIDSIM_RATE_POISSON,         /* exponential gaps of mean bs / rate */
+};
+
+enum raidsim_submit_mode {
+  RAIDSIM_SUBMIT_INLINE,        /* fio's default: drain before a wait */
+  RAIDSIM_SUBMIT_OFFLOAD,       /* open loop */
 };
 
 /* fio's limit on bssplit entries per direction (BSSPLIT_MAX). */
@@ -98,6 +111,14 @@ struct raidsim_job {
   uint64_t offset_align;        /* bytes; 0: the smallest block size */
   uint64_t io_size;             /* bytes a thread does; 0: size */
   uint64_t loops;               /* passes */
+  uint64_t startdelay;          /* ns */
+  uint64_t thinktime;           /* ns */
+  uint64_t thinktime_blocks;    /* I/Os between thinks */
+  uint64_t rate;                /* bytes/s of reads (and of writes unless
+                                 * wrate); 0: unlimited */
+  uint64_t rate_iops;           /* I/Os per second, likewise */
+  int rate_process;             /* enum raidsim_rate_process */
+  int io_submit_mode;           /* enum raidsim_submit_mode */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
   /* For size, offset, offset_increment and io_size: a percentage
    * (1 to 100) instead of the field's bytes; 0: bytes.
@@ -110,6 +131,8 @@ struct raidsim_job {
    * raidsim_job_bsdist rather than these.
    */
   uint64_t wbs;                 /* bs=R,W: W; 0: as bs */
+  uint64_t wrate, wrate_iops;   /* rate=R,W: W; 0: as rate */
+  uint64_t startdelay_high;     /* startdelay=LOW-HIGH: HIGH; 0: none */
   uint64_t range[2][2];         /* bsrange: min, max; 0: not set */
   unsigned nsplit[2];           /* bssplit */
   struct raidsim_bssplit split[2][RAIDSIM_BSSPLIT_MAX];
@@ -203,6 +226,10 @@ extern void raidsim_jobfile_groups (struct raidsim_jobfile *jf);
  */
 extern void raidsim_job_bsdist (const struct raidsim_job *j, int dir,
                                 struct raidsim_bsdist *d);
+/* Whether j paces itself (rate, rate_iops, thinktime, startdelay): the
+ * simulator then keeps a wake-up for each of its threads.
+ */
+extern bool raidsim_job_timed (const struct raidsim_job *j);
 /* Whether every I/O of j, read or write, is j->bs bytes. */
 extern bool raidsim_job_bs_fixed (const struct raidsim_job *j);
 /* The largest I/O of j, and a size that divides every I/O size it

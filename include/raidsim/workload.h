@@ -55,6 +55,19 @@
  * passes, each from the region's start and, for random jobs with a
  * map, in a new order; number_ios then counts per pass, as fio's
  * exceeds_number_ios does.
+ *
+ * Pacing (raidsim_worker_ready), as fio's do_io paces a thread:
+ *   - startdelay: the thread starts that much later (the driver adds
+ *     w->delay to t0);
+ *   - thinktime: after every thinktime_blocks I/Os issued, the thread
+ *     waits for its I/Os in flight to complete, then thinktime;
+ *   - rate, rate_iops: the I/O after B bytes of its direction is due
+ *     B / rate after t0 (rate_process=poisson: after a sum of
+ *     exponential gaps, fio's usec_for_io); a thread ahead of schedule
+ *     waits, and with io_submit_mode=inline, fio's default, it first
+ *     lets its I/Os in flight complete and then waits the time it was
+ *     ahead when it stopped (fio's rate_ddir); a mixed job whose chosen
+ *     direction is ahead takes the other if that is due.
  */
 #ifndef RAIDSIM_WORKLOAD_H
 #define RAIDSIM_WORKLOAD_H
@@ -100,6 +113,20 @@ struct raidsim_worker {
   uint64_t loop_key;            /* state of the keys of new passes */
   bool wrap;                    /* start over when the region runs out */
 
+  /* Pacing (raidsim_job_timed). */
+  bool timed;
+  raidsim_ns delay;             /* startdelay; the driver adds it to t0 */
+  uint64_t bps[RAIDSIM_NDIRS];  /* rate in bytes/s; 0: unlimited */
+  uint64_t iops[RAIDSIM_NDIRS]; /* the same in I/Os of the smallest size */
+  raidsim_ns due[RAIDSIM_NDIRS]; /* next I/O's time on schedule, from t0 */
+  uint64_t rate_bytes[RAIDSIM_NDIRS]; /* issued, for the schedule */
+  int next_dir;                 /* chosen by ready; -1: none */
+  enum { W_RUN, W_DRAIN_RATE, W_DRAIN_THINK, W_SLEEP } pace;
+  raidsim_ns gap;               /* to wait once drained */
+  raidsim_ns wake;              /* end of the wait */
+  uint64_t thought;             /* I/Os since the last think */
+  struct raidsim_rng trng;      /* poisson gaps, startdelay ranges */
+
   /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
   bool variable;
   struct raidsim_region region;
@@ -126,6 +153,16 @@ extern void raidsim_worker_init (struct raidsim_worker *w,
                                  uint64_t start, uint64_t nblocks,
                                  uint64_t size_ios, uint64_t seed,
                                  unsigned job_index, unsigned thread_index);
+
+/* When the thread may issue its next request, asked by the driver
+ * whenever the thread has fewer than iodepth requests in flight
+ * (inflight of them) and before raidsim_worker_next: now if at once, a
+ * later time at which to ask again, or RAIDSIM_NEVER to ask again when
+ * one of those in flight completes.  Always now for a job that does
+ * not pace itself.
+ */
+extern raidsim_ns raidsim_worker_ready (struct raidsim_worker *w,
+                                        raidsim_ns now, unsigned inflight);
 
 /* The thread's next request at time now, or false if it has stopped
  * issuing (and will not start again).

@@ -28,6 +28,18 @@ static const struct raidsim_enum rw_enums[] = {
   { NULL, 0 },
 };
 
+static const struct raidsim_enum rate_process_enums[] = {
+  { "linear", RAIDSIM_RATE_LINEAR },
+  { "poisson", RAIDSIM_RATE_POISSON },
+  { NULL, 0 },
+};
+
+static const struct raidsim_enum submit_enums[] = {
+  { "inline", RAIDSIM_SUBMIT_INLINE },
+  { "offload", RAIDSIM_SUBMIT_OFFLOAD },
+  { NULL, 0 },
+};
+
 #define J(field) offsetof (struct raidsim_job, field)
 /* In the order of enum raidsim_fio_opt. */
 const struct raidsim_param raidsim_fio_params[] = {
@@ -142,6 +154,45 @@ const struct raidsim_param raidsim_fio_params[] = {
     .help = "Passes each thread makes, each from the region's start (for "
     "a random job, a new random order), each doing size (or io_size) "
     "bytes; number_ios applies to each.  time_based ignores it." },
+  { .name = "startdelay", .type = RAIDSIM_PT_FIO_TIME,
+    .offset = J (startdelay), .def = "0", .min = 0,
+    .help = "Start each thread this long after its group (the run, or its "
+    "stonewall) starts; ramp_time and runtime count from there.  "
+    "`LOW-HIGH` draws a time for each thread, uniformly, as fio does." },
+  { .name = "thinktime", .type = RAIDSIM_PT_FIO_TIME,
+    .offset = J (thinktime), .def = "0", .min = 0, .unit = "us",
+    .help = "After every thinktime_blocks I/Os a thread issues, it waits "
+    "for all it has in flight to complete and then this long, as fio's "
+    "handle_thinktime (which counts completed I/Os by default: the same "
+    "at iodepth=1).  A number without a unit is microseconds, as in "
+    "fio." },
+  { .name = "thinktime_blocks", .type = RAIDSIM_PT_FIO_INT,
+    .offset = J (thinktime_blocks), .def = "1", .min = 1, .unit = "I/Os",
+    .help = "I/Os between thinks (thinktime)." },
+  { .name = "rate", .type = RAIDSIM_PT_FIO_INT, .offset = J (rate),
+    .def = "0", .min = 0, .unit = "bytes/s",
+    .help = "Each thread issues at most this many bytes per second "
+    "(`rate=R,W` for reads and writes apart), on fio's schedule: the "
+    "I/O after B bytes at B / rate from the thread's start, or with "
+    "rate_process=poisson after exponential gaps.  When a thread is ahead "
+    "of its schedule it waits, after first letting all its I/O in flight "
+    "complete, as fio does unless io_submit_mode=offload.  0: "
+    "unlimited." },
+  { .name = "rate_iops", .type = RAIDSIM_PT_FIO_INT, .offset = J (rate_iops),
+    .def = "0", .min = 0, .unit = "I/Os per s",
+    .help = "As rate, in I/Os of the smallest block size per second "
+    "(`rate_iops=R,W`); rate takes precedence." },
+  { .name = "rate_process", .type = RAIDSIM_PT_ENUM,
+    .offset = J (rate_process), .def = "linear", .enums = rate_process_enums,
+    .help = "linear: evenly spaced I/Os; poisson: arrivals of a Poisson "
+    "process, each gap exponential with mean bs / rate (in whole "
+    "microseconds, as fio rounds it)." },
+  { .name = "io_submit_mode", .type = RAIDSIM_PT_ENUM,
+    .offset = J (io_submit_mode), .def = "inline", .enums = submit_enums,
+    .help = "With rate or rate_iops: inline, fio's default, lets the I/O "
+    "in flight complete before waiting for the schedule; offload issues "
+    "on schedule whatever is in flight (up to iodepth), which makes "
+    "arrivals open-loop.  Without a rate it has no effect." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -195,6 +246,13 @@ raidsim_job_bsdist (const struct raidsim_job *j, int dir,
   }
   else
     d->min = d->max = dir == 1 && j->wbs ? j->wbs : j->bs;
+}
+
+bool
+raidsim_job_timed (const struct raidsim_job *j)
+{
+  return j->rate || j->wrate || j->rate_iops || j->wrate_iops ||
+    j->thinktime || j->startdelay || j->startdelay_high;
 }
 
 bool
@@ -309,10 +367,16 @@ raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
     return;
   }
   raidsim_param_format (p, (const char *) j + p->offset, buf, len);
-  if (o == RAIDSIM_FIO_BS && j->wbs && (n = strlen (buf)) + 1 < len) {
-    buf[n++] = ',';
-    raidsim_param_format_value (RAIDSIM_PT_FIO_INT, j->wbs, buf + n,
-                                len - n);
+  {
+    uint64_t second = o == RAIDSIM_FIO_BS ? j->wbs
+      : o == RAIDSIM_FIO_RATE ? j->wrate
+      : o == RAIDSIM_FIO_RATE_IOPS ? j->wrate_iops
+      : o == RAIDSIM_FIO_STARTDELAY ? j->startdelay_high : 0;
+
+    if (second && (n = strlen (buf)) + 1 < len) {
+      buf[n++] = o == RAIDSIM_FIO_STARTDELAY ? '-' : ',';
+      raidsim_param_format_value (p->type, second, buf + n, len - n);
+    }
   }
 }
 
@@ -635,7 +699,7 @@ static const struct fio_other others[] = {
   { "hugepage-size", W_HOST, NULL }, { "iodepth_batch", W_HOST, NULL },
   { "iodepth_batch_complete_min", W_HOST, NULL },
   { "iodepth_batch_complete_max", W_HOST, NULL },
-  { "io_submit_mode", W_HOST, NULL }, { "serialize_overlap", W_HOST, NULL },
+  { "serialize_overlap", W_HOST, NULL },
   { "ioscheduler", W_HOST, NULL }, { "write_hint", W_HOST, NULL },
   { "clocksource", W_HOST, NULL }, { "gtod_cpu", W_HOST, NULL },
   { "lockmem", W_HOST, NULL },
@@ -807,13 +871,9 @@ static const struct fio_other others[] = {
   { "rwmixcycle", W_DEPRECATED, NULL },
   { "percentage_sequential", W_DEPRECATED, NULL },
 
-  { "startdelay", W_NOTYET, "0" },
-  { "thinktime", W_NOTYET, "0" }, { "thinktime_spin", W_NOTYET, "0" },
-  { "thinktime_blocks", W_NOTYET, "1" },
+  { "thinktime_spin", W_NOTYET, "0" },
   { "thinktime_blocks_type", W_NOTYET, "complete" },
   { "thinktime_iotime", W_NOTYET, "0" },
-  { "rate", W_NOTYET, "0" }, { "rate_iops", W_NOTYET, "0" },
-  { "rate_process", W_NOTYET, "linear" },
   { "rate_ignore_thinktime", W_NOTYET, "0" },
   { "bs_unaligned", W_NOTYET, "0" },
   { "bs_is_seq_rand", W_NOTYET, "0" }, { "ba", W_NOTYET, NULL },
@@ -1102,31 +1162,40 @@ parse_one_size (struct loader *ld, const struct raidsim_ini_entry *e,
   return range_check (ld, e, p, key, text, *v);
 }
 
-/* bs=SIZE, bs=R,W (and a third size, for trims). */
+/* bs=SIZE, bs=R,W (and a third size, for trims), and rate and
+ * rate_iops alike: *rd holds the reads' value and *wr the writes' if it
+ * differs (0 if not).
+ */
 static int
-parse_bs (struct loader *ld, const struct raidsim_ini_entry *e,
-          const char *key, const char *value, struct raidsim_job *j)
+parse_perdir (struct loader *ld, const struct raidsim_ini_entry *e,
+              const char *key, const char *value, struct raidsim_job *j,
+              const struct raidsim_param *p, uint64_t *rd, uint64_t *wr)
 {
   char piece[3][RAIDSIM_STR_MAX];
-  int n = split_dirs (value, piece, false), i;
-  uint64_t v[3] = { j->bs, j->wbs ? j->wbs : j->bs, 0 };
+  int n = split_dirs (value, piece, false), i, r;
+  uint64_t v[3] = { *rd, *wr ? *wr : *rd, 0 };
 
   if (n == -1) {
-    raidsim_set_error ("%s:%u: %s: '%s': more than three sizes (reads, "
+    raidsim_set_error ("%s:%u: %s: '%s': more than three values (reads, "
                        "writes, trims)", ld->ini->path, e->line, key, value);
     return -1;
   }
   for (i = 0; i < n; ++i) {
-    /* fio keeps the earlier size where a piece is empty ("bs=,8k"). */
+    /* fio keeps the earlier value where a piece is empty ("bs=,8k"). */
     if (i > 0 && piece[i][0] == '\0')
       continue;
     if (i == 0 && piece[i][0] == '\0' && n > 1)
       continue;
-    if (parse_one_size (ld, e, key, piece[i], j, &v[i]) == -1)
+    r = fio_size (piece[i], j->kb_base, false, &v[i], NULL);
+    if (r != FV_OK) {
+      value_error (ld, e, key, piece[i], r, false);
+      return -1;
+    }
+    if (range_check (ld, e, p, key, piece[i], v[i]) == -1)
       return -1;
   }
-  j->bs = v[0];
-  j->wbs = n == 1 ? 0 : v[1] == v[0] ? 0 : v[1];
+  *rd = v[0];
+  *wr = n == 1 ? 0 : v[1] == v[0] ? 0 : v[1];
   return 0;
 }
 
@@ -1299,7 +1368,35 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
   }
   switch (o) {
   case RAIDSIM_FIO_BS:
-    return parse_bs (ld, e, key, value, j);
+    return parse_perdir (ld, e, key, value, j, p, &j->bs, &j->wbs);
+  case RAIDSIM_FIO_RATE:
+    return parse_perdir (ld, e, key, value, j, p, &j->rate, &j->wrate);
+  case RAIDSIM_FIO_RATE_IOPS:
+    return parse_perdir (ld, e, key, value, j, p, &j->rate_iops,
+                         &j->wrate_iops);
+  case RAIDSIM_FIO_STARTDELAY: {
+    /* A time, or LOW-HIGH (fio's start_delay_high). */
+    const char *dash = strchr (value, '-');
+    char low[RAIDSIM_STR_MAX];
+
+    snprintf (low, sizeof low, "%.*s",
+              (int) (dash ? dash - value : (ptrdiff_t) strlen (value)), value);
+    j->startdelay_high = 0;
+    r = fio_time (low, RAIDSIM_NS_PER_S, &j->startdelay);
+    if (r == FV_OK && dash)
+      r = fio_time (dash + 1, RAIDSIM_NS_PER_S, &j->startdelay_high);
+    if (r != FV_OK) {
+      value_error (ld, e, key, value, r, true);
+      return -1;
+    }
+    if (j->startdelay_high && j->startdelay_high < j->startdelay) {
+      uint64_t t = j->startdelay;
+
+      j->startdelay = j->startdelay_high;
+      j->startdelay_high = t;
+    }
+    return 0;
+  }
   case RAIDSIM_FIO_BSRANGE: case RAIDSIM_FIO_BSSPLIT:
     if (strlen (value) >= RAIDSIM_STR_MAX) {
       raidsim_set_error ("%s:%u: %s: value is longer than %d characters",
@@ -1340,7 +1437,9 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
     break;
   }
   case RAIDSIM_PT_FIO_TIME:
-    r = fio_time (value, RAIDSIM_NS_PER_S, &v);
+    /* fio's thinktime is in microseconds when it has no unit. */
+    r = fio_time (value, o == RAIDSIM_FIO_THINKTIME ? RAIDSIM_NS_PER_US
+                  : RAIDSIM_NS_PER_S, &v);
     if (r != FV_OK) {
       value_error (ld, e, key, value, r, true);
       return -1;

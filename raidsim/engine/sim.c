@@ -52,6 +52,11 @@ struct thread {
   struct raidsim_job_result *res;
   unsigned inflight;
   bool finished;                /* stopped issuing, nothing in flight */
+  /* For a job that paces itself (rate, thinktime, startdelay): when to
+   * try again to issue.
+   */
+  struct raidsim_sim *sim;
+  struct raidsim_event wake;
 };
 
 /* Commands whose data is crossing the links, to or from one member.
@@ -479,13 +484,24 @@ thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
     start_group (s, s->group + 1, now);
 }
 
-/* Top the thread up to iodepth requests in flight. */
+/* Top the thread up to iodepth requests in flight, as far as its
+ * pacing lets it (raidsim_worker_ready; always at once for a job that
+ * does not pace itself).
+ */
 static void
 issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
 {
   while (t->inflight < t->w.job->iodepth) {
     struct hreq *h = s->free_hreqs;
     struct split_ctx ctx = { s, h, now };
+    raidsim_ns at = raidsim_worker_ready (&t->w, now, t->inflight);
+
+    if (at > now) {
+      if (at != RAIDSIM_NEVER && (!raidsim_event_scheduled (&t->wake) ||
+                                  t->wake.time != at))
+        schedule (s, &t->wake, at);
+      return;
+    }
 
     /* The pool holds iodepth requests for every thread, so it cannot be
      * empty while this thread is below its iodepth.
@@ -511,8 +527,17 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   }
 }
 
-/* Start every thread of stonewall group g at now: its times (ramp_time,
- * runtime) and its figures count from here.
+static void
+thread_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct thread *t = container_of (ev, struct thread, wake);
+
+  issue (t->sim, t, raidsim_engine_now (e));
+}
+
+/* Start every thread of stonewall group g at now, or its startdelay
+ * later: its times (ramp_time, runtime) and its figures count from
+ * there, a job's from its first thread's start.
  */
 static void
 start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
@@ -524,10 +549,13 @@ start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
   for (i = 0; i < s->nthreads; ++i)
     if (s->threads[i].w.job->group == g) {
       struct raidsim_job_result *r = s->threads[i].res;
+      raidsim_ns t0 = now + s->threads[i].w.delay;
 
       s->group_left++;
-      s->threads[i].w.t0 = now;
-      r->start = r->end = now + r->job->ramp_time;
+      s->threads[i].w.t0 = t0;
+      if (i == 0 || s->threads[i - 1].res != r ||
+          t0 + r->job->ramp_time < r->start)
+        r->start = r->end = t0 + r->job->ramp_time;
     }
   for (i = 0; i < s->nthreads; ++i)
     if (s->threads[i].w.job->group == g)
@@ -667,8 +695,17 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->free_cmds = &s->cmds[i];
   }
 
-  /* A wake-up per model, the window. */
-  s->engine = raidsim_engine_new (s->nmembers + 2);
+  /* A wake-up per model, the window, and one per thread of a job that
+   * paces itself.
+   */
+  {
+    size_t nwake = 0;
+
+    for (j = 0; j < jf->njobs; ++j)
+      if (raidsim_job_timed (&jf->jobs[j]))
+        nwake += jf->jobs[j].numjobs;
+    s->engine = raidsim_engine_new (s->nmembers + 2 + nwake);
+  }
   if (s->engine == NULL)
     goto nomem;
 
@@ -685,6 +722,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
       raidsim_job_thread_region (jf, job, s->array_size, i, &r);
       s->threads[k].res = &s->jobs[j];
+      s->threads[k].sim = s;
+      raidsim_event_init (&s->threads[k].wake, thread_wake_fire);
       raidsim_worker_init_region (&s->threads[k].w, job, &r, seed, j, i);
     }
   }

@@ -2,6 +2,7 @@
  * semantics it keeps).
  */
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -17,6 +18,35 @@ uses_dir (const struct raidsim_job *j, enum raidsim_dir d)
     return d == RAIDSIM_WRITE;
   default:
     return j->rwmixread != (d == RAIDSIM_READ ? 0 : 100);
+  }
+}
+
+/* Pacing set-up, from the last of the thread's seeds. */
+static void
+pace_init (struct raidsim_worker *w, uint64_t *sm)
+{
+  const struct raidsim_job *j = w->job;
+  unsigned d;
+
+  if (!w->timed)
+    return;
+  raidsim_rng_seed (&w->trng, raidsim_splitmix64 (sm));
+  w->delay = j->startdelay;
+  if (j->startdelay_high > j->startdelay)
+    w->delay += raidsim_rng_below (&w->trng,
+                                   j->startdelay_high - j->startdelay + 1);
+  for (d = 0; d < RAIDSIM_NDIRS; ++d) {
+    struct raidsim_bsdist dist;
+    uint64_t rate = d == RAIDSIM_WRITE && j->wrate ? j->wrate : j->rate;
+    uint64_t iops = d == RAIDSIM_WRITE && j->wrate_iops ? j->wrate_iops
+      : j->rate_iops;
+
+    /* fio's __setup_rate: rate wins; rate_iops counts the direction's
+     * smallest blocks.
+     */
+    raidsim_job_bsdist (j, d, &dist);
+    w->bps[d] = rate ? rate : iops * dist.min;
+    w->iops[d] = w->bps[d] / dist.min;
   }
 }
 
@@ -48,9 +78,12 @@ raidsim_worker_init_region (struct raidsim_worker *w,
   raidsim_rng_seed (&w->rng, raidsim_splitmix64 (&sm));
   w->loops = r->loops ? r->loops : 1;
   w->wrap = j->time_based || j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE];
+  w->next_dir = -1;
+  w->timed = raidsim_job_timed (j);
   if (!w->variable) {
     raidsim_perm_init (&w->perm, r->nblocks, raidsim_splitmix64 (&sm));
     w->loop_key = raidsim_splitmix64 (&sm);
+    pace_init (w, &sm);
     return;
   }
   /* Streams of their own for what only these jobs draw, after the
@@ -68,6 +101,7 @@ raidsim_worker_init_region (struct raidsim_worker *w,
       raidsim_perm_init (&wd->perm, wd->nblocks, key);
   }
   w->loop_key = raidsim_splitmix64 (&sm);
+  pace_init (w, &sm);
 }
 
 /* A new pass of loops: back to the region's start, and a new order for
@@ -110,6 +144,13 @@ raidsim_worker_init (struct raidsim_worker *w, const struct raidsim_job *j,
 static enum raidsim_dir
 pick_dir (struct raidsim_worker *w)
 {
+  /* A direction raidsim_worker_ready chose for the rate goes first. */
+  if (w->next_dir >= 0) {
+    enum raidsim_dir d = w->next_dir;
+
+    w->next_dir = -1;
+    return d;
+  }
   switch (w->job->rw) {
   case RAIDSIM_RW_READ: case RAIDSIM_RW_RANDREAD:
     return RAIDSIM_READ;
@@ -221,6 +262,111 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
   return true;
 }
 
+/* The end of the thread's runtime, past which no wait need last. */
+static raidsim_ns
+deadline (const struct raidsim_worker *w)
+{
+  const struct raidsim_job *j = w->job;
+
+  return j->runtime ? w->t0 + j->ramp_time + j->runtime : RAIDSIM_NEVER;
+}
+
+static raidsim_ns
+sleep_until (struct raidsim_worker *w, raidsim_ns t)
+{
+  raidsim_ns end = deadline (w);
+
+  w->pace = W_SLEEP;
+  w->wake = t < end ? t : end;
+  return w->wake;
+}
+
+raidsim_ns
+raidsim_worker_ready (struct raidsim_worker *w, raidsim_ns now,
+                      unsigned inflight)
+{
+  const struct raidsim_job *j = w->job;
+  raidsim_ns rel;
+  int d, o;
+
+  if (!w->timed || w->stopped)
+    return now;
+  if (now < w->t0)
+    return w->t0;
+  switch (w->pace) {
+  case W_SLEEP:
+    if (now < w->wake)
+      return w->wake;
+    w->pace = W_RUN;
+    break;
+  case W_DRAIN_THINK: case W_DRAIN_RATE:
+    if (inflight > 0)
+      return RAIDSIM_NEVER;
+    if (w->pace == W_DRAIN_THINK)
+      return sleep_until (w, now + j->thinktime);
+    return sleep_until (w, now + w->gap);
+  case W_RUN:
+    break;
+  }
+  if (!w->bps[RAIDSIM_READ] && !w->bps[RAIDSIM_WRITE])
+    return now;
+
+  /* fio's rate_ddir: the direction drawn, if it is due; else the other
+   * one of a mixed job, if due; else wait for the earlier of the two.
+   */
+  if (w->next_dir < 0)
+    w->next_dir = pick_dir (w);
+  d = w->next_dir;
+  o = d ^ 1;
+  rel = now - w->t0;
+  if (w->due[d] <= rel)
+    return now;
+  if ((j->rw == RAIDSIM_RW_MIXED || j->rw == RAIDSIM_RW_RANDMIXED) &&
+      j->rwmixread != (o == RAIDSIM_READ ? 0 : 100)) {
+    if (w->due[o] <= rel) {
+      w->next_dir = o;
+      return now;
+    }
+    if (w->due[o] < w->due[d])
+      w->next_dir = d = o;
+  }
+  w->gap = w->due[d] - rel;
+  if (j->io_submit_mode == RAIDSIM_SUBMIT_INLINE && inflight > 0) {
+    w->pace = W_DRAIN_RATE;
+    return RAIDSIM_NEVER;
+  }
+  return sleep_until (w, now + w->gap);
+}
+
+/* After an I/O of len bytes in direction d: its next time on the rate
+ * schedule (fio's usec_for_io), and a think if one is due.
+ */
+static void
+paced (struct raidsim_worker *w, enum raidsim_dir d, uint64_t len)
+{
+  const struct raidsim_job *j = w->job;
+
+  if (w->bps[d]) {
+    w->rate_bytes[d] += len;
+    if (j->rate_process == RAIDSIM_RATE_POISSON) {
+      /* fio: (1000000 / iops) * -log (U) microseconds, U in (0, 1]. */
+      double u = ((raidsim_rng_next (&w->trng) >> 11) + 1) * 0x1p-53;
+      uint64_t us = (uint64_t) ((double) (1000000 / (w->iops[d] ? w->iops[d]
+                                                     : 1)) * -log (u));
+
+      w->due[d] += us * RAIDSIM_NS_PER_US;
+    }
+    else
+      w->due[d] = (raidsim_ns) ((unsigned __int128) w->rate_bytes[d] *
+                                RAIDSIM_NS_PER_S / w->bps[d]);
+  }
+  if (j->thinktime &&
+      ++w->thought >= (j->thinktime_blocks ? j->thinktime_blocks : 1)) {
+    w->thought = 0;
+    w->pace = W_DRAIN_THINK;
+  }
+}
+
 bool
 raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
                      struct raidsim_hostreq *req)
@@ -265,5 +411,7 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   w->issued++;
   if (req->measured)
     w->ios++;
+  if (w->timed)
+    paced (w, req->dir, req->len);
   return true;
 }

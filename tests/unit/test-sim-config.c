@@ -239,7 +239,7 @@ START_TEST (fio_errors)
                 "randwrite, rw, readwrite, randrw");
   p = sim_test_file ("j.fio", "[job1]\nbs=4k,64k,4k,1k\n");
   expect_error (raidsim_jobfile_load, p, 2,
-                "bs: '4k,64k,4k,1k': more than three sizes (reads, writes, "
+                "bs: '4k,64k,4k,1k': more than three values (reads, writes, "
                 "trims)");
   p = sim_test_file ("j.fio", "[job1]\nbs=4k,64q\n");
   expect_error (raidsim_jobfile_load, p, 2,

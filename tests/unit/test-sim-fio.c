@@ -12,6 +12,8 @@
  *     option, with the reason;
  *   - bs=R,W, bsrange and bssplit draw sizes with fio's frequencies;
  *   - size and offset in percent, offset_increment, io_size, loops;
+ *   - rate, rate_iops (linear and poisson, inline and offload),
+ *     thinktime and startdelay pace a thread as fio's do_io does;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -820,6 +822,208 @@ START_TEST (loops_make_passes)
 }
 END_TEST
 
+/* ---- pacing: rate, rate_iops, thinktime, startdelay ---- */
+
+#define US RAIDSIM_NS_PER_US
+#define MS RAIDSIM_NS_PER_MS
+
+/* One drive that serves every request in exactly 100 us, 4 at once,
+ * behind a controller with no cost and no links: an I/O's latency is
+ * 100 us as long as at most 4 (fixed_parallelism) are in flight.
+ */
+static unsigned fixed_parallelism = 4;
+
+static const char *
+fixed_array (void)
+{
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+                 "latency = 100us\nparallelism = %u\n", fixed_parallelism);
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n");
+  return sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                        "device = d.ini\ncontroller = c.ini\n");
+}
+
+/* Run text on fixed_array; the result of job i. */
+static const struct raidsim_job_result *
+run_job (struct sim_test_run *r, const char *text, unsigned i)
+{
+  const char *a = fixed_array ();
+  const char *p = sim_test_file ("pace.fio", "%s", text);
+
+  sim_test_run (r, a, p, 1);
+  return raidsim_sim_job (r->s, i);
+}
+
+/* rate_iops=1000 with io_submit_mode=offload: I/O k is issued at k ms
+ * whatever is in flight, and takes 100 us, so 100 I/Os take 99.1 ms
+ * from the first issue to the last completion, each with a latency of
+ * 100 us.  rate=4m with bs=64k is 64 I/Os per second, one every
+ * 15.625 ms: 10 take 9 x 15.625 + 0.1 = 140.725 ms.  Mutants killed:
+ * the rate ignored (100 I/Os at iodepth 32 take 2.5 ms), rate in bits
+ * or in I/Os, rate_iops of 4k blocks taken for 64k.
+ */
+START_TEST (rate_schedule)
+{
+  struct sim_test_run r;
+  const struct raidsim_job_result *res;
+
+  res = run_job (&r, "[j]\nrw=randread\niodepth=32\nrate_iops=1000\n"
+                 "io_submit_mode=offload\nnumber_ios=100\nsize=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 99 * MS + 100 * US);
+  ck_assert_uint_eq (res->dir[RAIDSIM_READ].ios, 100);
+  ck_assert_uint_eq (raidsim_hist_max (&res->dir[RAIDSIM_READ].lat),
+                     100 * US);
+  sim_test_done (&r);
+
+  res = run_job (&r, "[j]\nrw=read\nbs=64k\nrate=4m\nnumber_ios=10\n"
+                 "size=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 140725 * US);
+  sim_test_done (&r);
+
+  /* rate_iops counts the job's own block size: 1000 x 64k. */
+  res = run_job (&r, "[j]\nrw=read\nbs=64k\nrate_iops=1000\n"
+                 "number_ios=10\nsize=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 9 * MS + 100 * US);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* fio's default io_submit_mode=inline: a thread ahead of its schedule
+ * first lets its I/O in flight complete, then waits the time it was
+ * ahead (rate_ddir computes the wait before io_u_quiesce).  At iodepth
+ * 2 and rate_iops=1000: I/O 0 at 0; at once the thread is 1 ms ahead,
+ * drains until 0.1 ms and waits 1 ms more, so I/O 1 goes at 1.1 ms,
+ * I/O 2 at 2.1 ms (0.9 ms ahead at 1.1, drained at 1.2), ...: 100 I/Os
+ * end at 99.1 + 0.1 = 99.2 ms.  Mutants killed: no drain (99.1 ms),
+ * waiting for the schedule after the drain instead of the gap (99.1).
+ */
+START_TEST (rate_inline_drains)
+{
+  struct sim_test_run r;
+  const struct raidsim_job_result *res;
+
+  res = run_job (&r, "[j]\nrw=randread\niodepth=2\nrate_iops=1000\n"
+                 "number_ios=100\nsize=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 99 * MS + 200 * US);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* rate_process=poisson, as fio's usec_for_io: gaps of (1000000 /
+ * iops) x -ln U microseconds, so at rate_iops=1000 exponential with
+ * mean 1 ms: over 20000 gaps the mean is 1 ms within 5 standard errors
+ * (5 x 1 ms / sqrt (20000) = 35 us), and P(gap < 1 ms) = 1 - 1/e =
+ * 0.632.  Mutants killed: the linear schedule (every gap 1 ms), a mean
+ * of 1 / rate in the wrong unit.
+ */
+START_TEST (rate_poisson_gaps)
+{
+  struct raidsim_jobfile *jf;
+  struct raidsim_region reg;
+  struct raidsim_worker w;
+  struct raidsim_hostreq req;
+  const unsigned n = 20000;
+  raidsim_ns now = 0, last = 0;
+  double sum = 0;
+  unsigned i, below = 0;
+
+  jf = load_text ("[j]\nrw=randread\nnorandommap\nrate_iops=1000\n"
+                  "time_based\nruntime=1h\n"
+                  "rate_process=poisson\nio_submit_mode=offload\n"
+                  "number_ios=100000\n");
+  ck_assert_int_eq (raidsim_job_thread_region (jf, &jf->jobs[0], 64 * MiB,
+                                               0, &reg), 0);
+  raidsim_worker_init_region (&w, &jf->jobs[0], &reg, 1, 0, 0);
+  for (i = 0; i <= n; ++i) {
+    now = raidsim_worker_ready (&w, now, 0);
+    ck_assert_uint_ne (now, RAIDSIM_NEVER);
+    ck_assert_uint_eq (raidsim_worker_ready (&w, now, 0), now);
+    ck_assert (raidsim_worker_next (&w, now, &req));
+    if (i > 0) {
+      sum += now - last;
+      below += now - last < MS;
+    }
+    last = now;
+  }
+  ck_assert_double_eq_tol (sum / n, 1e6, 5 * 1e6 / sqrt (n));
+  ck_assert_frac (below, n, 1 - exp (-1));
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+/* thinktime=900 (microseconds without a unit, as in fio) at iodepth 1:
+ * each I/O takes 100 us and is followed by 900 us, so 100 I/Os end at
+ * 99 ms + 100 us.  With thinktime_blocks=4, 25 groups of 4 I/Os (400
+ * us) and 900 us between them: 24 x 1.3 + 0.4 = 31.6 ms.  At iodepth 4
+ * with thinktime=1ms and thinktime_blocks=4 the thread issues 4, waits
+ * for all 4 (100 us), then 1 ms: 24 x 1.1 + 0.1 = 26.5 ms; on a drive
+ * that serves 2 at once the 4 take 200 us: 24 x 1.2 + 0.2 = 29 ms.
+ * Mutants killed: thinktime in seconds, thinktime ignored,
+ * thinktime_blocks ignored, the think started at the first completion
+ * instead of the last (26.6 ms on the second drive).
+ */
+START_TEST (thinktime_waits)
+{
+  struct sim_test_run r;
+  const struct raidsim_job_result *res;
+
+  res = run_job (&r, "[j]\nrw=randread\nthinktime=900\nnumber_ios=100\n"
+                 "size=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 99 * MS + 100 * US);
+  sim_test_done (&r);
+  res = run_job (&r, "[j]\nrw=randread\nthinktime=900\n"
+                 "thinktime_blocks=4\nnumber_ios=100\nsize=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 31600 * US);
+  sim_test_done (&r);
+  res = run_job (&r, "[j]\nrw=randread\niodepth=4\nthinktime=1ms\n"
+                 "thinktime_blocks=4\nnumber_ios=100\nsize=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 26500 * US);
+  sim_test_done (&r);
+  fixed_parallelism = 2;
+  res = run_job (&r, "[j]\nrw=randread\niodepth=4\nthinktime=1ms\n"
+                 "thinktime_blocks=4\nnumber_ios=100\nsize=64m\n", 0);
+  ck_assert_uint_eq (res->end - res->start, 29000 * US);
+  sim_test_done (&r);
+  fixed_parallelism = 4;
+}
+END_TEST
+
+/* startdelay=2 starts the job 2 s into the run, and its figures count
+ * from there; a second job without it starts at 0.  Mutant killed:
+ * startdelay ignored.
+ */
+START_TEST (startdelay_starts_later)
+{
+  struct sim_test_run r;
+  const struct raidsim_job_result *res;
+
+  res = run_job (&r, "[late]\nrw=read\nstartdelay=2\nnumber_ios=10\n"
+                 "size=1m\n[early]\nrw=read\nnumber_ios=10\nsize=1m\n", 0);
+  ck_assert_uint_eq (res->start, 2 * RAIDSIM_NS_PER_S);
+  ck_assert_uint_eq (res->end, 2 * RAIDSIM_NS_PER_S + 1000 * US);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->start, 0);
+  sim_test_done (&r);
+}
+END_TEST
+
+/* A wait never outlasts runtime: rate_iops=1 and runtime=2500ms issue
+ * at 0, 1 and 2 s, and the thread is done at 2.5 s, where the next
+ * group starts.  Mutant killed: the wait not capped (the next group at
+ * 3 s).
+ */
+START_TEST (runtime_caps_waits)
+{
+  struct sim_test_run r;
+
+  run_job (&r, "[slow]\nrw=read\nrate_iops=1\nruntime=2500ms\nsize=1m\n"
+           "[next]\nstonewall\nrw=read\nnumber_ios=1\nsize=1m\n", 0);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios, 3);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->start,
+                     2500 * RAIDSIM_NS_PER_MS);
+  sim_test_done (&r);
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -892,6 +1096,14 @@ fio_suite (void)
   tcase_add_test (tc, offset_increment_runs);
   tcase_add_test (tc, io_size_goes_over_again);
   tcase_add_test (tc, loops_make_passes);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("pacing");
+  tcase_add_test (tc, rate_schedule);
+  tcase_add_test (tc, rate_inline_drains);
+  tcase_add_test (tc, rate_poisson_gaps);
+  tcase_add_test (tc, thinktime_waits);
+  tcase_add_test (tc, startdelay_starts_later);
+  tcase_add_test (tc, runtime_caps_waits);
   suite_add_tcase (s, tc);
   return s;
 }
