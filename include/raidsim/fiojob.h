@@ -55,13 +55,20 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_OFFSET_ALIGN, RAIDSIM_FIO_IO_SIZE, RAIDSIM_FIO_LOOPS,
   RAIDSIM_FIO_STARTDELAY, RAIDSIM_FIO_THINKTIME, RAIDSIM_FIO_THINKTIME_BLOCKS,
   RAIDSIM_FIO_RATE, RAIDSIM_FIO_RATE_IOPS, RAIDSIM_FIO_RATE_PROCESS,
-  RAIDSIM_FIO_IO_SUBMIT_MODE,
+  RAIDSIM_FIO_IO_SUBMIT_MODE, RAIDSIM_FIO_RANDOM_DISTRIBUTION,
   RAIDSIM_FIO_NOPTS
 };
 
 enum raidsim_rate_process {
   RAIDSIM_RATE_LINEAR,          /* I/O k at k x bs / rate */
   RAIDSIM_RATE_POISSON,         /* exponential gaps of mean bs / rate */
+};
+
+enum raidsim_random_dist {
+  RAIDSIM_DIST_RANDOM,          /* uniform */
+  RAIDSIM_DIST_ZIPF,            /* fio's zipf:THETA */
+  RAIDSIM_DIST_PARETO,          /* fio's pareto:H */
+  RAIDSIM_DIST_NORMAL,          /* fio's normal:DEV (percent) */
 };
 
 enum raidsim_submit_mode {
@@ -119,6 +126,11 @@ struct raidsim_job {
   uint64_t rate_iops;           /* I/Os per second, likewise */
   int rate_process;             /* enum raidsim_rate_process */
   int io_submit_mode;           /* enum raidsim_submit_mode */
+  int random_distribution;      /* enum raidsim_random_dist */
+  double dist_param;            /* zipf's theta, pareto's h, normal's
+                                 * deviation in percent */
+  double dist_center;           /* where the hottest block is, 0 to 1;
+                                 * -1: at random */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
   /* For size, offset, offset_increment and io_size: a percentage
    * (1 to 100) instead of the field's bytes; 0: bytes.

@@ -56,6 +56,13 @@
  * map, in a new order; number_ios then counts per pass, as fio's
  * exceeds_number_ios does.
  *
+ * random_distribution (zipf, pareto, normal) draws a rank and maps it
+ * to a block as fio's lib/zipf.c and lib/gauss.c do: ranks over
+ * ceil(size / bs) blocks, multiplied by a 64-bit golden-ratio constant
+ * (fio's __hash_u64) and offset by a random or given centre, modulo
+ * the blocks; with replacement, as fio then has no random map.  Jobs of
+ * several sizes take the rank modulo each direction's blocks.
+ *
  * Pacing (raidsim_worker_ready), as fio's do_io paces a thread:
  *   - startdelay: the thread starts that much later (the driver adds
  *     w->delay to t0);
@@ -126,6 +133,15 @@ struct raidsim_worker {
   raidsim_ns wake;              /* end of the wait */
   uint64_t thought;             /* I/Os since the last think */
   struct raidsim_rng trng;      /* poisson gaps, startdelay ranges */
+
+  /* random_distribution other than random. */
+  int dist;                     /* enum raidsim_random_dist */
+  uint64_t nranges;             /* blocks it draws among */
+  uint64_t rand_off;            /* rotation of the ranks (fio's rand_off) */
+  double theta, zetan, zeta2;   /* zipf */
+  double pareto_pow;            /* pareto */
+  uint64_t gauss_dev;           /* normal: jitter, in blocks */
+  struct raidsim_rng drng;
 
   /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
   bool variable;

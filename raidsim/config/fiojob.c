@@ -34,6 +34,14 @@ static const struct raidsim_enum rate_process_enums[] = {
   { NULL, 0 },
 };
 
+static const struct raidsim_enum dist_enums[] = {
+  { "random", RAIDSIM_DIST_RANDOM },
+  { "zipf", RAIDSIM_DIST_ZIPF },
+  { "pareto", RAIDSIM_DIST_PARETO },
+  { "normal", RAIDSIM_DIST_NORMAL },
+  { NULL, 0 },
+};
+
 static const struct raidsim_enum submit_enums[] = {
   { "inline", RAIDSIM_SUBMIT_INLINE },
   { "offload", RAIDSIM_SUBMIT_OFFLOAD },
@@ -193,6 +201,17 @@ const struct raidsim_param raidsim_fio_params[] = {
     "in flight complete before waiting for the schedule; offload issues "
     "on schedule whatever is in flight (up to iodepth), which makes "
     "arrivals open-loop.  Without a rate it has no effect." },
+  { .name = "random_distribution", .type = RAIDSIM_PT_ENUM,
+    .offset = J (random_distribution), .def = "random", .enums = dist_enums,
+    .help = "How a random job picks its blocks, as fio's lib/zipf.c and "
+    "lib/gauss.c do: `zipf:THETA` (default 1.1, not 1), `pareto:H` (0 < H "
+    "< 1, default 0.2: about 80% of I/Os on 20% of the blocks), "
+    "`normal:DEV` (the mean of 12 uniform draws, plus a uniform jitter of "
+    "DEV percent of the blocks, default 0), each with an optional "
+    "`:CENTER` (0 to 1) where the hottest block is.  As in fio, the "
+    "ranks are scattered over the region by a multiplicative hash, and "
+    "blocks are drawn with replacement (no random map).  fio's zoned and "
+    "zoned_abs are refused." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -367,6 +386,15 @@ raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
     return;
   }
   raidsim_param_format (p, (const char *) j + p->offset, buf, len);
+  if (o == RAIDSIM_FIO_RANDOM_DISTRIBUTION &&
+      j->random_distribution != RAIDSIM_DIST_RANDOM) {
+    n = strlen (buf);
+    if (j->dist_center >= 0)
+      snprintf (buf + n, len - n, ":%g:%g", j->dist_param, j->dist_center);
+    else
+      snprintf (buf + n, len - n, ":%g", j->dist_param);
+    return;
+  }
   {
     uint64_t second = o == RAIDSIM_FIO_BS ? j->wbs
       : o == RAIDSIM_FIO_RATE ? j->wrate
@@ -877,7 +905,6 @@ static const struct fio_other others[] = {
   { "rate_ignore_thinktime", W_NOTYET, "0" },
   { "bs_unaligned", W_NOTYET, "0" },
   { "bs_is_seq_rand", W_NOTYET, "0" }, { "ba", W_NOTYET, NULL },
-  { "random_distribution", W_NOTYET, "random" },
   { "percentage_random", W_NOTYET, "100" },
   { "rw_sequencer", W_NOTYET, "sequential" },
   { "iodepth_low", W_NOTYET, NULL }, { "wait_for", W_NOTYET, NULL },
@@ -1345,6 +1372,79 @@ parse_bssplit (struct loader *ld, const struct raidsim_ini_entry *e,
   return 0;
 }
 
+/* random_distribution=NAME[:PARAM[:CENTER]], as options.c
+ * (str_random_distribution_cb) reads it.
+ */
+static int
+parse_distribution (struct loader *ld, const struct raidsim_ini_entry *e,
+                    const char *key, const char *value, struct raidsim_job *j)
+{
+  const struct raidsim_param *p =
+    &raidsim_fio_params[RAIDSIM_FIO_RANDOM_DISTRIBUTION];
+  size_t n = strcspn (value, ":");
+  char name[32], *end;
+  const char *rest = value[n] ? value + n + 1 : NULL;
+  double v, center = -1;
+
+  snprintf (name, sizeof name, "%.*s", (int) (n < 31 ? n : 31), value);
+  if (strcmp (name, "zoned") == 0 || strcmp (name, "zoned_abs") == 0) {
+    raidsim_set_error ("%s:%u: %s=%s: refused: fio's %s distribution is %s",
+                       ld->ini->path, e->line, key, value, name,
+                       whys[W_NOTYET].why);
+    return -1;
+  }
+  if (raidsim_param_parse (p, name, &j->random_distribution) == -1) {
+    raidsim_set_error ("%s:%u: %s%s", ld->ini->path, e->line, key,
+                       raidsim_error () + strlen (p->name));
+    return -1;
+  }
+  switch (j->random_distribution) {
+  case RAIDSIM_DIST_ZIPF: v = 1.1; break;
+  case RAIDSIM_DIST_PARETO: v = 0.2; break;
+  default: v = 0;
+  }
+  if (rest && j->random_distribution == RAIDSIM_DIST_RANDOM) {
+    raidsim_set_error ("%s:%u: %s: '%s': random takes no parameter",
+                       ld->ini->path, e->line, key, value);
+    return -1;
+  }
+  if (rest) {
+    errno = 0;
+    v = strtod (rest, &end);
+    if (end == rest || errno || (*end != '\0' && *end != ':')) {
+      raidsim_set_error ("%s:%u: %s: '%s' is not a number", ld->ini->path,
+                         e->line, key, rest);
+      return -1;
+    }
+    if (*end == ':') {
+      const char *c = end + 1;
+
+      center = strtod (c, &end);
+      if (end == c || *end != '\0' || center < 0 || center > 1) {
+        raidsim_set_error ("%s:%u: %s: center '%s' is not a number from 0 "
+                           "to 1", ld->ini->path, e->line, key, c);
+        return -1;
+      }
+    }
+  }
+  if ((j->random_distribution == RAIDSIM_DIST_ZIPF && (v == 1.0 || v <= 0)) ||
+      (j->random_distribution == RAIDSIM_DIST_PARETO &&
+       (v <= 0 || v >= 1)) ||
+      (j->random_distribution == RAIDSIM_DIST_NORMAL &&
+       (v < 0 || v >= 100))) {
+    raidsim_set_error ("%s:%u: %s: '%s': %s", ld->ini->path, e->line, key,
+                       value, j->random_distribution == RAIDSIM_DIST_ZIPF
+                       ? "zipf's theta must be above 0 and not 1"
+                       : j->random_distribution == RAIDSIM_DIST_PARETO
+                       ? "pareto's H must be between 0 and 1"
+                       : "normal's deviation must be from 0 to less than 100");
+    return -1;
+  }
+  j->dist_param = v;
+  j->dist_center = center;
+  return 0;
+}
+
 /* One option of the table.  o is its index. */
 static int
 apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
@@ -1374,6 +1474,8 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
   case RAIDSIM_FIO_RATE_IOPS:
     return parse_perdir (ld, e, key, value, j, p, &j->rate_iops,
                          &j->wrate_iops);
+  case RAIDSIM_FIO_RANDOM_DISTRIBUTION:
+    return parse_distribution (ld, e, key, value, j);
   case RAIDSIM_FIO_STARTDELAY: {
     /* A time, or LOW-HIGH (fio's start_delay_high). */
     const char *dash = strchr (value, '-');
@@ -1640,6 +1742,7 @@ raidsim_jobfile_load (const char *path)
   memset (&global, 0, sizeof global);
   raidsim_params_defaults (raidsim_fio_params, &global);
   global.kb_base = 1024;
+  global.dist_center = -1;
 
   /* Sections in file order, as fio reads them: [global] changes the
    * defaults of the jobs after it, not of those before.
@@ -1880,8 +1983,14 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
    * io_size bytes.
    */
   if (raidsim_rw_is_random (j->rw)) {
+    /* A distribution other than random has no map (fio's
+     * fixup_options sets norandommap).
+     */
+    bool nomap = j->norandommap ||
+      j->random_distribution != RAIDSIM_DIST_RANDOM;
+
     r->nblocks = size / j->bs;
-    r->size_ios = j->norandommap ? (size + j->bs - 1) / j->bs : r->nblocks;
+    r->size_ios = nomap ? (size + j->bs - 1) / j->bs : r->nblocks;
   }
   else {
     r->nblocks = (size + j->bs - 1) / j->bs;

@@ -21,6 +21,150 @@ uses_dir (const struct raidsim_job *j, enum raidsim_dir d)
   }
 }
 
+/* fio's __hash_u64 (hash.h): the ranks of a distribution are spread
+ * over the file by this multiplication.
+ */
+#define GOLDEN_RATIO_64 UINT64_C (0x61C8864680B583EB)
+
+/* zipf's normalising sum over n ranks, up to fio's 10 million terms
+ * (lib/zipf.c, zipf_update).  It takes a while for large n, and every
+ * thread of a job asks for the same one: the last is kept (the
+ * simulator runs in one thread; sweeps fork).
+ */
+static double
+zipf_zetan (uint64_t n, double theta)
+{
+  static uint64_t last_n;
+  static double last_theta, last_zetan;
+  uint64_t i, to_gen = n < 10000000 ? n : 10000000;
+  double z = 0;
+
+  if (n == last_n && theta == last_theta)
+    return last_zetan;
+  for (i = 0; i < to_gen; i++)
+    z += pow (1.0 / (double) (i + 1), theta);
+  last_n = n;
+  last_theta = theta;
+  last_zetan = z;
+  return z;
+}
+
+/* A uniform number in [0, 1], as fio's __rand / FRAND32_MAX. */
+static double
+uniform (struct raidsim_rng *r)
+{
+  return (double) (raidsim_rng_next (r) >> 32) / (double) UINT32_MAX;
+}
+
+static void
+dist_init (struct raidsim_worker *w, uint64_t *sm)
+{
+  const struct raidsim_job *j = w->job;
+  uint64_t n;
+
+  w->dist = j->random_distribution;
+  if (w->dist == RAIDSIM_DIST_RANDOM || !w->random)
+    return;
+  raidsim_rng_seed (&w->drng, raidsim_splitmix64 (sm));
+  /* fio's __init_rand_distribution: ranges of the smallest block size
+   * over the region, the last one partial.
+   */
+  if (!w->variable) {
+    n = (w->region.len + j->bs - 1) / j->bs;
+    if (w->region.room / j->bs < n)
+      n = w->region.room / j->bs;
+  }
+  else {
+    uint64_t m = w->dir[0].dist.min < w->dir[1].dist.min
+      ? w->dir[0].dist.min : w->dir[1].dist.min;
+
+    n = (w->region.len + m - 1) / m;
+  }
+  w->nranges = n ? n : 1;
+  w->rand_off = raidsim_rng_next (&w->drng) >> 32;
+  switch (w->dist) {
+  case RAIDSIM_DIST_ZIPF:
+    w->theta = j->dist_param;
+    w->zeta2 = pow (1.0, w->theta) + pow (0.5, w->theta);
+    w->zetan = zipf_zetan (w->nranges, w->theta);
+    if (j->dist_center >= 0)
+      w->rand_off = w->nranges * j->dist_center;
+    break;
+  case RAIDSIM_DIST_PARETO:
+    w->pareto_pow = log (j->dist_param) / log (1.0 - j->dist_param);
+    if (j->dist_center >= 0)
+      w->rand_off = w->nranges * j->dist_center;
+    break;
+  case RAIDSIM_DIST_NORMAL:
+    if (j->dist_param != 0.0) {
+      w->gauss_dev = ceil ((double) w->nranges * j->dist_param / 100.0);
+      if (w->gauss_dev > w->nranges / 2)
+        w->gauss_dev = w->nranges / 2;
+    }
+    /* fio: (center - 0.5) of the ranges, 0 without a center; kept in
+     * [0, n) here, which is the same modulo n.
+     */
+    if (j->dist_center >= 0) {
+      double o = (double) w->nranges * (j->dist_center - 0.5);
+
+      w->rand_off = o >= 0 ? (uint64_t) o
+        : w->nranges - ((uint64_t) -o % w->nranges);
+    }
+    else
+      w->rand_off = 0;
+    break;
+  }
+}
+
+/* The next block of a random job with a distribution, as fio's
+ * zipf_next, pareto_next and gauss_next.
+ */
+static uint64_t
+dist_next (struct raidsim_worker *w)
+{
+  uint64_t n = w->nranges, val = 0;
+
+  switch (w->dist) {
+  case RAIDSIM_DIST_ZIPF: {
+    double alpha = 1.0 / (1.0 - w->theta);
+    double eta = (1.0 - pow (2.0 / n, 1.0 - w->theta)) /
+      (1.0 - w->zeta2 / w->zetan);
+    double u = uniform (&w->drng), z = u * w->zetan;
+
+    if (z < 1.0)
+      val = 1;
+    else if (z < 1.0 + pow (0.5, w->theta))
+      val = 2;
+    else
+      val = 1 + (uint64_t) (n * pow (eta * u - eta + 1.0, alpha));
+    val--;
+    break;
+  }
+  case RAIDSIM_DIST_PARETO:
+    val = (uint64_t) ((n - 1) * pow (uniform (&w->drng), w->pareto_pow));
+    break;
+  case RAIDSIM_DIST_NORMAL: {
+    unsigned i;
+
+    for (i = 0; i < 12; i++)
+      val += (raidsim_rng_next (&w->drng) >> 32) % (n + 1);
+    val = (val + 12 - 1) / 12;
+    if (w->gauss_dev) {
+      int64_t dev = (int64_t) (w->gauss_dev *
+                               ((raidsim_rng_next (&w->drng) >> 32) /
+                                (UINT32_MAX + 1.0)))
+        - (int64_t) (w->gauss_dev / 2);
+
+      while (dev + (int64_t) val >= (int64_t) n)
+        dev /= 2;
+      val += dev;
+    }
+    break;
+  }
+  }
+  return (val * GOLDEN_RATIO_64 + w->rand_off) % n;
+}
+
 /* Pacing set-up, from the last of the thread's seeds. */
 static void
 pace_init (struct raidsim_worker *w, uint64_t *sm)
@@ -84,6 +228,7 @@ raidsim_worker_init_region (struct raidsim_worker *w,
     raidsim_perm_init (&w->perm, r->nblocks, raidsim_splitmix64 (&sm));
     w->loop_key = raidsim_splitmix64 (&sm);
     pace_init (w, &sm);
+    dist_init (w, &sm);
     return;
   }
   /* Streams of their own for what only these jobs draw, after the
@@ -102,6 +247,7 @@ raidsim_worker_init_region (struct raidsim_worker *w,
   }
   w->loop_key = raidsim_splitmix64 (&sm);
   pace_init (w, &sm);
+  dist_init (w, &sm);
 }
 
 /* A new pass of loops: back to the region's start, and a new order for
@@ -224,7 +370,9 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
 
     if (wd->nblocks == 0)
       return false;
-    if (j->norandommap)
+    if (w->dist != RAIDSIM_DIST_RANDOM)
+      b = dist_next (w) % wd->nblocks;
+    else if (j->norandommap)
       b = raidsim_rng_below (&w->rng, wd->nblocks);
     else {
       if (wd->drawn == wd->nblocks) {
@@ -397,7 +545,9 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   }
   else {
     req->dir = pick_dir (w);
-    if (w->random && j->norandommap)
+    if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
+      block = dist_next (w);
+    else if (w->random && j->norandommap)
       block = raidsim_rng_below (&w->rng, w->nblocks);
     else if (w->random)
       block = raidsim_perm_next (&w->perm);

@@ -14,6 +14,7 @@
  *   - size and offset in percent, offset_increment, io_size, loops;
  *   - rate, rate_iops (linear and poisson, inline and offload),
  *     thinktime and startdelay pace a thread as fio's do_io does;
+ *   - random_distribution: zipf, pareto and normal as fio draws them;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -1024,6 +1025,177 @@ START_TEST (runtime_caps_waits)
 }
 END_TEST
 
+/* ---- random_distribution ---- */
+
+static int
+cmp_desc (const void *a, const void *b)
+{
+  unsigned x = *(const unsigned *) a, y = *(const unsigned *) b;
+
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Draw n requests of a random job over 4 MiB of 4k blocks (1024: a
+ * power of two, so that fio's multiplicative hash maps the ranks one
+ * to one onto the blocks) and count them by block.  The counts are
+ * left in count[1024]; returns the hottest block.
+ */
+static unsigned
+count_blocks (const char *dist, unsigned n, unsigned *count)
+{
+  struct raidsim_jobfile *jf;
+  struct raidsim_region r;
+  struct raidsim_worker w;
+  struct raidsim_hostreq req;
+  char text[256];
+  unsigned i, hot = 0;
+
+  snprintf (text, sizeof text, "[j]\nrw=randread\nsize=4m\n"
+            "random_distribution=%s\ntime_based\nruntime=1h\n", dist);
+  jf = load_text (text);
+  ck_assert_int_eq (raidsim_job_thread_region (jf, &jf->jobs[0], 64 * MiB, 0,
+                                               &r), 0);
+  raidsim_worker_init_region (&w, &jf->jobs[0], &r, 1, 0, 0);
+  memset (count, 0, 1024 * sizeof *count);
+  for (i = 0; i < n; ++i) {
+    ck_assert (raidsim_worker_next (&w, 0, &req));
+    ck_assert_uint_lt (req.offset, 4 * MiB);
+    count[req.offset / (4 * KiB)]++;
+  }
+  for (i = 1; i < 1024; ++i)
+    if (count[i] > count[hot])
+      hot = i;
+  raidsim_jobfile_free (jf);
+  return hot;
+}
+
+static double
+top_share (unsigned *count, unsigned k, unsigned n)
+{
+  unsigned long sum = 0;
+  unsigned i;
+
+  qsort (count, 1024, sizeof *count, cmp_desc);
+  for (i = 0; i < k; ++i)
+    sum += count[i];
+  return (double) sum / n;
+}
+
+/* zipf:1.2 over 1024 blocks, as fio's zipf_next: rank 1 with
+ * probability 1 / zeta, rank 2 with 2^-1.2 / zeta, where zeta = sum
+ * of i^-1.2 for i = 1..1024 = 4.3417, so 0.2303 and 0.1003.  With
+ * centre 0 the hottest block is rank 0 hashed, 0; the second is rank
+ * 1 hashed: 0x61C8864680B583EB mod 1024 = 0x3EB = 1003.  Centre 0.5
+ * moves them by 512.  Mutants killed: theta ignored (the default 1.1
+ * gives 1 / 5.03 = 0.199 ... for the top block), no hash (the second
+ * hottest block would be 1), the centre ignored.
+ */
+START_TEST (zipf_as_fio)
+{
+  static unsigned c[1024];
+  const unsigned n = 200000;
+  unsigned hot;
+
+  hot = count_blocks ("zipf:1.2:0", n, c);
+  ck_assert_uint_eq (hot, 0);
+  ck_assert_frac (c[0], n, 0.2303);
+  ck_assert_frac (c[1003], n, 0.1003);
+  hot = count_blocks ("zipf:1.2:0.5", n, c);
+  ck_assert_uint_eq (hot, 512);
+  ck_assert_frac (c[(1003 + 512) % 1024], n, 0.1003);
+  /* The sorted counts do not depend on where the ranks land. */
+  count_blocks ("zipf:1.2", n, c);
+  ck_assert_frac ((unsigned) (top_share (c, 1, n) * n), n, 0.2303);
+}
+END_TEST
+
+/* pareto:0.2, as fio's pareto_next: rank (n - 1) x U^p with p = ln 0.2
+ * / ln 0.8 = 7.2126, so P(rank < k) = (k / 1023)^(1/p): the 205
+ * hottest of 1024 blocks take (205 / 1023)^0.13865 = 0.8002 of the
+ * I/Os, fio's 80/20.  Mutants killed: h read as 1 - h, the exponent
+ * inverted, uniform draws.
+ */
+START_TEST (pareto_as_fio)
+{
+  static unsigned c[1024];
+  const unsigned n = 200000;
+
+  count_blocks ("pareto:0.2", n, c);
+  ck_assert_frac ((unsigned) (top_share (c, 205, n) * n), n, 0.8002);
+  count_blocks ("pareto:0.1", n, c);
+  /* h = 0.1: p = ln 0.1 / ln 0.9 = 21.85; (205 / 1023)^(1/p) = 0.929. */
+  ck_assert_frac ((unsigned) (top_share (c, 205, n) * n), n, 0.929);
+}
+END_TEST
+
+/* normal, as fio's gauss_next with no deviation: the mean of 12
+ * uniform draws on 0..1024, standard deviation sqrt ((1025^2 - 1) /
+ * 12) / sqrt (12) = 85.4 ranks, centred on rank 512, which the hash
+ * sends to 512 x 1003 mod 1024 = 512: that block takes 1 / (85.4 x
+ * sqrt (2 pi)) = 0.00467 of the I/Os (0.00461 for the sum of 12
+ * uniforms), its neighbours in rank are scattered.  The 171 hottest
+ * blocks (ranks 512 +- 85) take about 68% (a normal's 68.3%, the sum
+ * of 12 uniforms 67.9%).  normal:20 adds a uniform jitter of 205 blocks, which
+ * flattens it: fewer than 60% then.  Mutants killed: one uniform draw
+ * instead of 12 (17% in 171 blocks), the jitter ignored.
+ */
+START_TEST (normal_as_fio)
+{
+  static unsigned c[1024];
+  const unsigned n = 200000;
+
+  count_blocks ("normal", n, c);
+  ck_assert_frac (c[512], n, 0.00461);
+  ck_assert_double_eq_tol (top_share (c, 171, n), 0.68, 0.01);
+  count_blocks ("normal:20", n, c);
+  ck_assert_double_lt (top_share (c, 171, n), 0.60);
+}
+END_TEST
+
+/* Parsing: fio's defaults (zipf 1.1, pareto 0.2), its range checks,
+ * and no random map: a distribution draws with replacement, so a job
+ * of 16 blocks does 16 I/Os but not every block.  Mutant killed: the
+ * random map kept (every block once).
+ */
+START_TEST (distribution_parsing)
+{
+  static struct raidsim_hostreq q[64];
+  struct raidsim_jobfile *jf;
+  bool seen[16] = { false };
+  unsigned n, i, distinct = 0;
+
+  jf = load_text ("[a]\nrandom_distribution=zipf\n"
+                  "[b]\nrandom_distribution=pareto:0.3:0.25\n");
+  ck_assert_int_eq (jf->jobs[0].random_distribution, RAIDSIM_DIST_ZIPF);
+  ck_assert_double_eq (jf->jobs[0].dist_param, 1.1);
+  ck_assert_double_eq (jf->jobs[0].dist_center, -1);
+  ck_assert_double_eq (jf->jobs[1].dist_param, 0.3);
+  ck_assert_double_eq (jf->jobs[1].dist_center, 0.25);
+  raidsim_jobfile_free (jf);
+  expect_refusal ("[a]\nrandom_distribution=zipf:1\n", 2,
+                  "random_distribution: 'zipf:1': zipf's theta must be above "
+                  "0 and not 1");
+  expect_refusal ("[a]\nrandom_distribution=pareto:1.5\n", 2,
+                  "random_distribution: 'pareto:1.5': pareto's H must be "
+                  "between 0 and 1");
+  expect_refusal ("[a]\nrandom_distribution=zoned:50/5:50/95\n", 2,
+                  "random_distribution=zoned:50/5:50/95: refused: fio's "
+                  "zoned distribution is timing raidsim does not model yet");
+
+  n = drain ("[j]\nrw=randread\nbs=64k\nsize=1m\n"
+             "random_distribution=zipf:1.5\n", 64 * MiB, q, 64);
+  ck_assert_uint_eq (n, 16);
+  for (i = 0; i < n; ++i) {
+    unsigned b = q[i].offset / (64 * KiB);
+
+    ck_assert_uint_lt (b, 16);
+    distinct += !seen[b];
+    seen[b] = true;
+  }
+  ck_assert_uint_lt (distinct, 16);
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1104,6 +1276,12 @@ fio_suite (void)
   tcase_add_test (tc, thinktime_waits);
   tcase_add_test (tc, startdelay_starts_later);
   tcase_add_test (tc, runtime_caps_waits);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("distributions");
+  tcase_add_test (tc, zipf_as_fio);
+  tcase_add_test (tc, pareto_as_fio);
+  tcase_add_test (tc, normal_as_fio);
+  tcase_add_test (tc, distribution_parsing);
   suite_add_tcase (s, tc);
   return s;
 }
