@@ -56,6 +56,8 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_STARTDELAY, RAIDSIM_FIO_THINKTIME, RAIDSIM_FIO_THINKTIME_BLOCKS,
   RAIDSIM_FIO_RATE, RAIDSIM_FIO_RATE_IOPS, RAIDSIM_FIO_RATE_PROCESS,
   RAIDSIM_FIO_IO_SUBMIT_MODE, RAIDSIM_FIO_RANDOM_DISTRIBUTION,
+  RAIDSIM_FIO_ZONEMODE, RAIDSIM_FIO_ZONESIZE, RAIDSIM_FIO_ZONERANGE,
+  RAIDSIM_FIO_ZONESKIP,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -131,6 +133,10 @@ struct raidsim_job {
                                  * deviation in percent */
   double dist_center;           /* where the hottest block is, 0 to 1;
                                  * -1: at random */
+  int zonemode;                 /* 0 none, 1 strided */
+  uint64_t zonesize;            /* bytes done in a zone before the next */
+  uint64_t zonerange;           /* bytes of a zone; 0: zonesize */
+  uint64_t zoneskip;            /* bytes between zones */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
   /* For size, offset, offset_increment and io_size: a percentage
    * (1 to 100) instead of the field's bytes; 0: bytes.

@@ -56,6 +56,14 @@
  * map, in a new order; number_ios then counts per pass, as fio's
  * exceeds_number_ios does.
  *
+ * zonemode=strided (fio's setup_strided_zone_mode): the thread works in
+ * a zone of zonerange bytes until it has done zonesize bytes there,
+ * then moves zonerange + zoneskip on, back to the region's start once
+ * past the end of the array; sequentially it restarts at each zone's
+ * start and goes over the zone again if zonesize is larger; randomly it
+ * draws within the zone (with a map, each block once per zonerange
+ * bytes).  size counts bytes of I/O, not an extent.
+ *
  * random_distribution (zipf, pareto, normal) draws a rank and maps it
  * to a block as fio's lib/zipf.c and lib/gauss.c do: ranks over
  * ceil(size / bs) blocks, multiplied by a 64-bit golden-ratio constant
@@ -133,6 +141,14 @@ struct raidsim_worker {
   raidsim_ns wake;              /* end of the wait */
   uint64_t thought;             /* I/Os since the last think */
   struct raidsim_rng trng;      /* poisson gaps, startdelay ranges */
+
+  /* zonemode=strided (one block size). */
+  bool strided;
+  uint64_t zone_start;          /* from the region's start */
+  uint64_t zone_range;          /* bytes of a zone */
+  uint64_t zone_blocks;         /* blocks of bs in this zone */
+  uint64_t zone_bytes;          /* done in this zone */
+  struct raidsim_perm zone_perm; /* random order in the zone */
 
   /* random_distribution other than random. */
   int dist;                     /* enum raidsim_random_dist */

@@ -42,6 +42,12 @@ static const struct raidsim_enum dist_enums[] = {
   { NULL, 0 },
 };
 
+static const struct raidsim_enum zonemode_enums[] = {
+  { "none", 0 },
+  { "strided", 1 },
+  { NULL, 0 },
+};
+
 static const struct raidsim_enum submit_enums[] = {
   { "inline", RAIDSIM_SUBMIT_INLINE },
   { "offload", RAIDSIM_SUBMIT_OFFLOAD },
@@ -212,6 +218,27 @@ const struct raidsim_param raidsim_fio_params[] = {
     "ranks are scattered over the region by a multiplicative hash, and "
     "blocks are drawn with replacement (no random map).  fio's zoned and "
     "zoned_abs are refused." },
+  { .name = "zonemode", .type = RAIDSIM_PT_ENUM, .offset = J (zonemode),
+    .def = "none", .enums = zonemode_enums,
+    .help = "strided: as fio's setup_strided_zone_mode, a thread works in a "
+    "zone of zonerange bytes from offset until it has done zonesize bytes "
+    "there (going over the zone again if zonesize is larger), then moves "
+    "zonerange + zoneskip further, back to offset past the end of the "
+    "array; a sequential job restarts at each zone's start, a random one "
+    "draws in the zone, with a new map each zonerange bytes.  size (by "
+    "default the array) is the bytes of I/O, not the extent.  One block "
+    "size only.  fio's zbd is refused." },
+  { .name = "zonesize", .type = RAIDSIM_PT_FIO_INT, .offset = J (zonesize),
+    .def = "0", .min = 0, .unit = "bytes",
+    .help = "For zonemode=strided: bytes done in a zone before the next; "
+    "needed." },
+  { .name = "zonerange", .type = RAIDSIM_PT_FIO_INT, .offset = J (zonerange),
+    .def = "0", .min = 0, .unit = "bytes",
+    .help = "For zonemode=strided: the size of a zone.  0: zonesize." },
+  { .name = "zoneskip", .type = RAIDSIM_PT_FIO_INT, .offset = J (zoneskip),
+    .def = "0", .min = 0, .unit = "bytes",
+    .help = "For zonemode=strided: the bytes between one zone and the "
+    "next." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -909,9 +936,7 @@ static const struct fio_other others[] = {
   { "rw_sequencer", W_NOTYET, "sequential" },
   { "iodepth_low", W_NOTYET, NULL }, { "wait_for", W_NOTYET, NULL },
   { "exitall", W_NOTYET, "0" }, { "fill_device", W_NOTYET, "0" },
-  { "verify_only", W_NOTYET, "0" }, { "zonemode", W_NOTYET, "none" },
-  { "zonesize", W_NOTYET, "0" }, { "zonerange", W_NOTYET, "0" },
-  { "zoneskip", W_NOTYET, "0" },
+  { "verify_only", W_NOTYET, "0" },
   { NULL, 0, NULL },
 };
 
@@ -1476,6 +1501,13 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
                          &j->wrate_iops);
   case RAIDSIM_FIO_RANDOM_DISTRIBUTION:
     return parse_distribution (ld, e, key, value, j);
+  case RAIDSIM_FIO_ZONEMODE:
+    if (strcmp (value, "zbd") == 0) {
+      raidsim_set_error ("%s:%u: %s=%s: refused: %s", ld->ini->path, e->line,
+                         key, value, whys[W_ZONED].why);
+      return -1;
+    }
+    break;
   case RAIDSIM_FIO_STARTDELAY: {
     /* A time, or LOW-HIGH (fio's start_delay_high). */
     const char *dash = strchr (value, '-');
@@ -1606,9 +1638,6 @@ apply_other (struct loader *ld, const struct raidsim_ini_entry *e,
       return -1;
     }
   }
-  else if (strcmp (name, "zonemode") == 0 && value &&
-           strcmp (value, "zbd") == 0)
-    why = W_ZONED;
   if (why >= W_FIRST_REFUSED && !is_harmless (o->harmless, value, j->kb_base)) {
     raidsim_set_error ("%s:%u: %s%s%s: refused: %s", ld->ini->path, e->line,
                        key, value ? "=" : "", value ? value : "",
@@ -1719,6 +1748,15 @@ raidsim_jobfile_print_noted (FILE *fp, const char *prefix,
              jf->path, jf->noted);
 }
 
+/* The line to blame for an option: where it was set, or the job's
+ * header if it has its default.
+ */
+static unsigned
+blame (const struct raidsim_job *j, enum raidsim_fio_opt o)
+{
+  return j->opt_line[o] ? j->opt_line[o] : j->line;
+}
+
 struct raidsim_jobfile *
 raidsim_jobfile_load (const char *path)
 {
@@ -1774,6 +1812,30 @@ raidsim_jobfile_load (const char *path)
       raidsim_set_error ("%s:%u: time_based: needs runtime (fio would run "
                          "forever)", path, j->opt_line[RAIDSIM_FIO_TIME_BASED]
                          ? j->opt_line[RAIDSIM_FIO_TIME_BASED] : j->line);
+      goto err;
+    }
+    /* fio's fixup_options: zonesize and zonemode go together. */
+    if (j->zonemode == 0 && j->zonesize) {
+      raidsim_set_error ("%s:%u: zonesize: needs zonemode=strided (fio: "
+                         "zonemode=none and zonesize are not compatible)",
+                         path, blame (j, RAIDSIM_FIO_ZONESIZE));
+      goto err;
+    }
+    if (j->zonemode == 1 && !j->zonesize) {
+      raidsim_set_error ("%s:%u: zonemode: strided needs zonesize", path,
+                         blame (j, RAIDSIM_FIO_ZONEMODE));
+      goto err;
+    }
+    if (j->zonemode == 1 && j->random_distribution != RAIDSIM_DIST_RANDOM) {
+      raidsim_set_error ("%s:%u: zonemode: refused: strided zones with a "
+                         "random_distribution are %s", path,
+                         blame (j, RAIDSIM_FIO_ZONEMODE), whys[W_NOTYET].why);
+      goto err;
+    }
+    if (j->zonemode == 1 && !raidsim_job_bs_fixed (j)) {
+      raidsim_set_error ("%s:%u: zonemode: refused: strided zones with "
+                         "several block sizes are %s", path,
+                         blame (j, RAIDSIM_FIO_ZONEMODE), whys[W_NOTYET].why);
       goto err;
     }
   }
@@ -1862,14 +1924,6 @@ raidsim_jobfile_groups (struct raidsim_jobfile *jf)
   jf->ngroups = jf->njobs ? g + 1 : 0;
 }
 
-/* The line to blame for an option: where it was set, or the job's
- * header if it has its default.
- */
-static unsigned
-blame (const struct raidsim_job *j, enum raidsim_fio_opt o)
-{
-  return j->opt_line[o] ? j->opt_line[o] : j->line;
-}
 
 /* pct percent of n, rounded down. */
 static uint64_t
@@ -1998,7 +2052,8 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
       r->nblocks = (array_size - off) / j->bs;
     r->size_ios = r->nblocks;
   }
-  if (j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE])
+  /* With strided zones, size is the bytes of I/O, not its extent. */
+  if (j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE] || j->zonemode)
     r->size_ios = (r->bytes + j->bs - 1) / j->bs;
   return 0;
 }

@@ -165,6 +165,54 @@ dist_next (struct raidsim_worker *w)
   return (val * GOLDEN_RATIO_64 + w->rand_off) % n;
 }
 
+/* Enter the zone at w->zone_start (strided zones): its blocks, the
+ * positions at its start, a new random order.
+ */
+static void
+zone_enter (struct raidsim_worker *w)
+{
+  const struct raidsim_job *j = w->job;
+  uint64_t len;
+
+  if (w->zone_start >= w->region.room ||
+      (w->region.room - w->zone_start) / j->bs == 0)
+    w->zone_start = 0;
+  len = w->region.room - w->zone_start;
+  if (len > w->zone_range)
+    len = w->zone_range;
+  w->zone_blocks = len / j->bs ? len / j->bs : 1;
+  w->seq_block[RAIDSIM_READ] = w->seq_block[RAIDSIM_WRITE] = 0;
+  if (w->random && !j->norandommap)
+    raidsim_perm_init (&w->zone_perm, w->zone_blocks,
+                       raidsim_splitmix64 (&w->loop_key));
+}
+
+/* The next offset (from the region's start) of a job in strided zones. */
+static uint64_t
+strided_next (struct raidsim_worker *w, enum raidsim_dir d)
+{
+  const struct raidsim_job *j = w->job;
+  uint64_t b;
+
+  if (w->zone_bytes >= j->zonesize) {
+    w->zone_bytes = 0;
+    w->zone_start += w->zone_range + j->zoneskip;
+    zone_enter (w);
+  }
+  if (w->random && j->norandommap)
+    b = raidsim_rng_below (&w->rng, w->zone_blocks);
+  else if (w->random)
+    b = raidsim_perm_next (&w->zone_perm);
+  else {
+    b = w->seq_block[d];
+    if (b >= w->zone_blocks)
+      b = 0;
+    w->seq_block[d] = b + 1;
+  }
+  w->zone_bytes += j->bs;
+  return w->zone_start + b * j->bs;
+}
+
 /* Pacing set-up, from the last of the thread's seeds. */
 static void
 pace_init (struct raidsim_worker *w, uint64_t *sm)
@@ -229,6 +277,11 @@ raidsim_worker_init_region (struct raidsim_worker *w,
     w->loop_key = raidsim_splitmix64 (&sm);
     pace_init (w, &sm);
     dist_init (w, &sm);
+    if (j->zonemode) {
+      w->strided = true;
+      w->zone_range = j->zonerange ? j->zonerange : j->zonesize;
+      zone_enter (w);
+    }
     return;
   }
   /* Streams of their own for what only these jobs draw, after the
@@ -260,6 +313,11 @@ new_loop (struct raidsim_worker *w)
 
   w->pass++;
   w->seq_block[RAIDSIM_READ] = w->seq_block[RAIDSIM_WRITE] = 0;
+  if (w->strided) {
+    w->zone_start = w->zone_bytes = 0;
+    zone_enter (w);
+    return;
+  }
   if (w->random && !w->job->norandommap && !w->variable)
     raidsim_perm_init (&w->perm, w->nblocks,
                        raidsim_splitmix64 (&w->loop_key));
@@ -545,6 +603,11 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   }
   else {
     req->dir = pick_dir (w);
+    if (w->strided) {
+      req->offset = w->start + strided_next (w, req->dir);
+      req->len = j->bs;
+      goto issued;
+    }
     if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
       block = dist_next (w);
     else if (w->random && j->norandommap)
@@ -558,6 +621,7 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     req->offset = w->start + block * j->bs;
     req->len = j->bs;
   }
+ issued:
   w->issued++;
   if (req->measured)
     w->ios++;

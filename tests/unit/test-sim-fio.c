@@ -15,6 +15,7 @@
  *   - rate, rate_iops (linear and poisson, inline and offload),
  *     thinktime and startdelay pace a thread as fio's do_io does;
  *   - random_distribution: zipf, pareto and normal as fio draws them;
+ *   - zonemode=strided;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -1196,6 +1197,63 @@ START_TEST (distribution_parsing)
 }
 END_TEST
 
+/* ---- zonemode=strided ---- */
+
+/* fio's setup_strided_zone_mode.  zonesize=64k, zoneskip=192k, bs=64k:
+ * one block in each zone of 64k, the next 256k on: offsets k x 256k,
+ * 16 of them for size=1m (size counts bytes, not extent).  zonerange=64k
+ * with zonesize=128k does each zone twice: 0, 0, 256k, 256k...  On an
+ * array of 1 MiB the zones come back to the start after 768k.  Mutants
+ * killed: zoneskip ignored (offsets k x 64k), zonerange taken as the
+ * step without the skip, no wrap within a zone (0, 64k, 256k...), no
+ * wrap at the end of the array.
+ */
+START_TEST (strided_zones)
+{
+  static struct raidsim_hostreq q[64];
+  unsigned n, i;
+
+  n = drain ("[j]\nrw=read\nbs=64k\nsize=1m\nzonemode=strided\n"
+             "zonesize=64k\nzoneskip=192k\n", 64 * MiB, q, 64);
+  ck_assert_uint_eq (n, 16);
+  for (i = 0; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, i * 256 * KiB);
+  n = drain ("[j]\nrw=read\nbs=64k\nsize=512k\nzonemode=strided\n"
+             "zonesize=128k\nzonerange=64k\nzoneskip=192k\n", 64 * MiB, q,
+             64);
+  ck_assert_uint_eq (n, 8);
+  for (i = 0; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, (i / 2) * 256 * KiB);
+  n = drain ("[j]\nrw=read\nbs=64k\nsize=512k\nzonemode=strided\n"
+             "zonesize=64k\nzoneskip=192k\n", MiB, q, 64);
+  ck_assert_uint_eq (n, 8);
+  for (i = 0; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, (i % 4) * 256 * KiB);
+  /* Random: each zone of 4 blocks done once each per 256k. */
+  n = drain ("[j]\nrw=randread\nbs=64k\nsize=1m\nzonemode=strided\n"
+             "zonesize=256k\nzoneskip=768k\n", 64 * MiB, q, 64);
+  ck_assert_uint_eq (n, 16);
+  for (i = 0; i < n; i += 4) {
+    bool seen[4] = { false };
+    unsigned k;
+
+    for (k = 0; k < 4; ++k) {
+      uint64_t zone = (i / 4) * MiB, off = q[i + k].offset;
+
+      ck_assert_uint_ge (off, zone);
+      ck_assert_uint_lt (off, zone + 256 * KiB);
+      ck_assert (!seen[(off - zone) / (64 * KiB)]);
+      seen[(off - zone) / (64 * KiB)] = true;
+    }
+  }
+  expect_refusal ("[j]\nzonesize=64k\n", 2, "zonesize: needs "
+                  "zonemode=strided (fio: zonemode=none and zonesize are not "
+                  "compatible)");
+  expect_refusal ("[j]\nzonemode=strided\n", 2,
+                  "zonemode: strided needs zonesize");
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1282,6 +1340,7 @@ fio_suite (void)
   tcase_add_test (tc, pareto_as_fio);
   tcase_add_test (tc, normal_as_fio);
   tcase_add_test (tc, distribution_parsing);
+  tcase_add_test (tc, strided_zones);
   suite_add_tcase (s, tc);
   return s;
 }
