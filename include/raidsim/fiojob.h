@@ -57,7 +57,8 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_RATE, RAIDSIM_FIO_RATE_IOPS, RAIDSIM_FIO_RATE_PROCESS,
   RAIDSIM_FIO_IO_SUBMIT_MODE, RAIDSIM_FIO_RANDOM_DISTRIBUTION,
   RAIDSIM_FIO_ZONEMODE, RAIDSIM_FIO_ZONESIZE, RAIDSIM_FIO_ZONERANGE,
-  RAIDSIM_FIO_ZONESKIP,
+  RAIDSIM_FIO_ZONESKIP, RAIDSIM_FIO_BA, RAIDSIM_FIO_FILL_DEVICE,
+  RAIDSIM_FIO_FILESIZE,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -137,6 +138,15 @@ struct raidsim_job {
   uint64_t zonesize;            /* bytes done in a zone before the next */
   uint64_t zonerange;           /* bytes of a zone; 0: zonesize */
   uint64_t zoneskip;            /* bytes between zones */
+  uint64_t ba;                  /* random offsets' multiple, reads (and
+                                 * writes unless wba); 0: smallest bs */
+  bool fill_device;             /* region to the end of the array */
+  uint64_t filesize;            /* the file's size: the region's end, from
+                                 * the array's start; 0: not set */
+  int64_t seq_add;              /* rw=read:N: N bytes between sequential
+                                 * I/Os (negative: backwards) */
+  uint64_t seq_nr;              /* rw=randread:N: a new random offset
+                                 * every N I/Os; 0 or 1: every one */
   unsigned opt_line[RAIDSIM_FIO_NOPTS]; /* line that set each; 0: default */
   /* For size, offset, offset_increment and io_size: a percentage
    * (1 to 100) instead of the field's bytes; 0: bytes.
@@ -151,6 +161,7 @@ struct raidsim_job {
   uint64_t wbs;                 /* bs=R,W: W; 0: as bs */
   uint64_t wrate, wrate_iops;   /* rate=R,W: W; 0: as rate */
   uint64_t startdelay_high;     /* startdelay=LOW-HIGH: HIGH; 0: none */
+  uint64_t wba;                 /* ba=R,W: W; 0: as ba */
   uint64_t range[2][2];         /* bsrange: min, max; 0: not set */
   unsigned nsplit[2];           /* bssplit */
   struct raidsim_bssplit split[2][RAIDSIM_BSSPLIT_MAX];

@@ -56,6 +56,15 @@
  * map, in a new order; number_ios then counts per pass, as fio's
  * exceeds_number_ios does.
  *
+ * fio's rw suffix (str_rw_cb, get_next_seq_offset): rw=read:N starts
+ * each sequential I/O N bytes after the end of the last (N < 0: before
+ * it, going backwards, from the region's end once it would leave the
+ * array); the thread stops at the region's end, or with time_based
+ * starts again.  rw=randread:N takes a random offset for every Nth I/O
+ * and goes on sequentially from the last I/O's end in between (a random
+ * one if that would leave the region).  ba (blockalign) makes random
+ * offsets multiples of it instead of the smallest block size.
+ *
  * zonemode=strided (fio's setup_strided_zone_mode): the thread works in
  * a zone of zonerange bytes until it has done zonesize bytes there,
  * then moves zonerange + zoneskip on, back to the region's start once
@@ -104,6 +113,7 @@ struct raidsim_hostreq {
 /* One direction's state in a job of several block sizes. */
 struct raidsim_worker_dir {
   struct raidsim_bsdist dist;
+  uint64_t align;               /* random offsets are multiples (ba) */
   uint64_t pos;                 /* sequential: next offset in the region */
   uint64_t nblocks;             /* random: offsets, multiples of dist.min */
   uint64_t drawn;               /* random: offsets drawn in this pass */
@@ -118,6 +128,9 @@ struct raidsim_worker {
   struct raidsim_rng rng;       /* read/write choice */
   struct raidsim_perm perm;     /* random block order */
   uint64_t seq_block[RAIDSIM_NDIRS]; /* next block, sequential jobs */
+  uint64_t seq_pos[RAIDSIM_NDIRS]; /* rw=...:N: end of the last I/O, from
+                                 * the region's start */
+  uint64_t seq_count;           /* rw=randread:N: I/Os so far */
   uint64_t ios;                 /* issued since ramp_time */
   uint64_t issued;              /* issued in all, the ramp's too */
   raidsim_ns t0;                /* when the thread started; 0 by default */

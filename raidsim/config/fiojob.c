@@ -239,6 +239,21 @@ const struct raidsim_param raidsim_fio_params[] = {
     .def = "0", .min = 0, .unit = "bytes",
     .help = "For zonemode=strided: the bytes between one zone and the "
     "next." },
+  { .name = "ba", .type = RAIDSIM_PT_FIO_INT, .offset = J (ba), .def = "0",
+    .min = 0, .max = UINT64_C (256) << 20, .unit = "bytes",
+    .help = "Random offsets are multiples of this (`ba=R,W` apart), fio's "
+    "blockalign.  0: each direction's smallest block size." },
+  { .name = "fill_device", .type = RAIDSIM_PT_BOOL,
+    .offset = J (fill_device), .def = "0",
+    .help = "A flag: the job goes on until the device is full, so its "
+    "region runs from offset to the end of the array, whatever size "
+    "says (fio's fill_device, for which the end is ENOSPC)." },
+  { .name = "filesize", .type = RAIDSIM_PT_FIO_INT, .offset = J (filesize),
+    .def = "0", .min = 0, .unit = "bytes",
+    .help = "The size of the job's one file: its region ends there, from "
+    "the start of the array, and size (if given) is capped at it, as in "
+    "fio's setup_files.  A range (several files of random sizes) is "
+    "refused.  0: not set." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -306,6 +321,10 @@ raidsim_job_bs_fixed (const struct raidsim_job *j)
 {
   struct raidsim_bsdist d;
   int dir;
+
+  /* Offsets aligned otherwise than to bs are the general path's. */
+  if ((j->ba && j->ba != j->bs) || (j->wba && j->wba != j->bs))
+    return false;
 
   for (dir = 0; dir < 2; ++dir) {
     raidsim_job_bsdist (j, dir, &d);
@@ -412,6 +431,17 @@ raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
     snprintf (buf, len, "%u%%", j->pct[o]);
     return;
   }
+  if (o == RAIDSIM_FIO_RW && (j->seq_add || j->seq_nr > 1)) {
+    char arg[32];
+
+    raidsim_param_format_value (RAIDSIM_PT_FIO_INT, j->seq_add < 0
+                                ? (uint64_t) -j->seq_add
+                                : j->seq_add ? (uint64_t) j->seq_add
+                                : j->seq_nr, arg, sizeof arg);
+    snprintf (buf, len, "%s:%s%s", raidsim_rw_name (j->rw),
+              j->seq_add < 0 ? "-" : "", arg);
+    return;
+  }
   raidsim_param_format (p, (const char *) j + p->offset, buf, len);
   if (o == RAIDSIM_FIO_RANDOM_DISTRIBUTION &&
       j->random_distribution != RAIDSIM_DIST_RANDOM) {
@@ -426,7 +456,8 @@ raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
     uint64_t second = o == RAIDSIM_FIO_BS ? j->wbs
       : o == RAIDSIM_FIO_RATE ? j->wrate
       : o == RAIDSIM_FIO_RATE_IOPS ? j->wrate_iops
-      : o == RAIDSIM_FIO_STARTDELAY ? j->startdelay_high : 0;
+      : o == RAIDSIM_FIO_STARTDELAY ? j->startdelay_high
+      : o == RAIDSIM_FIO_BA ? j->wba : 0;
 
     if (second && (n = strlen (buf)) + 1 < len) {
       buf[n++] = o == RAIDSIM_FIO_STARTDELAY ? '-' : ',';
@@ -894,7 +925,7 @@ static const struct fio_other others[] = {
   { "read_beyond_wp", W_ZONED, NULL },
 
   { "nrfiles", W_FILES, "1" }, { "opendir", W_FILES, NULL },
-  { "filesize", W_FILES, NULL }, { "file_append", W_FILES, "0" },
+  { "file_append", W_FILES, "0" },
   { "create_only", W_FILES, "0" },
 
   { "read_iolog", W_TRACE, NULL }, { "read_iolog_chunked", W_TRACE, NULL },
@@ -931,11 +962,11 @@ static const struct fio_other others[] = {
   { "thinktime_iotime", W_NOTYET, "0" },
   { "rate_ignore_thinktime", W_NOTYET, "0" },
   { "bs_unaligned", W_NOTYET, "0" },
-  { "bs_is_seq_rand", W_NOTYET, "0" }, { "ba", W_NOTYET, NULL },
+  { "bs_is_seq_rand", W_NOTYET, "0" },
   { "percentage_random", W_NOTYET, "100" },
   { "rw_sequencer", W_NOTYET, "sequential" },
   { "iodepth_low", W_NOTYET, NULL }, { "wait_for", W_NOTYET, NULL },
-  { "exitall", W_NOTYET, "0" }, { "fill_device", W_NOTYET, "0" },
+  { "exitall", W_NOTYET, "0" },
   { "verify_only", W_NOTYET, "0" },
   { NULL, 0, NULL },
 };
@@ -1158,13 +1189,37 @@ parse_rw (struct loader *ld, const struct raidsim_ini_entry *e,
                        raidsim_error () + strlen (p->name));
     return -1;
   }
-  if (value[n] != '\0') {
-    raidsim_set_error ("%s:%u: rw=%s: refused: fio's '%s' suffix (%s) is "
-                       "%s", ld->ini->path, e->line, value, value + n,
-                       raidsim_rw_is_random (j->rw)
-                       ? "a new random offset only every N I/Os"
-                       : "holes between sequential I/Os",
-                       whys[W_NOTYET].why);
+  /* fio's str_rw_cb: rw=randread:8 takes a new random offset every 8
+   * I/Os; rw=read:4k leaves 4k between sequential I/Os, and
+   * rw=read:-8k goes back 8k from the end of each.
+   */
+  j->seq_add = 0;
+  j->seq_nr = 0;
+  if (value[n] == ':') {
+    const char *arg = value + n + 1;
+    bool neg = *arg == '-';
+    uint64_t v;
+    int r;
+
+    if (raidsim_rw_is_random (j->rw))
+      r = fio_size (arg, j->kb_base, false, &v, NULL);
+    else
+      r = fio_size (arg + neg, j->kb_base, false, &v, NULL);
+    if (r == FV_OK && v > INT64_MAX)
+      r = FV_TOO_LARGE;
+    if (r != FV_OK) {
+      value_error (ld, e, "rw", arg, r, false);
+      return -1;
+    }
+    if (raidsim_rw_is_random (j->rw))
+      j->seq_nr = v;
+    else
+      j->seq_add = neg ? -(int64_t) v : (int64_t) v;
+  }
+  else if (value[n] != '\0') {
+    raidsim_set_error ("%s:%u: %s: '%s' is not one of read, write, "
+                       "randread, randwrite, rw, readwrite, randrw",
+                       ld->ini->path, e->line, e->key, value);
     return -1;
   }
   return 0;
@@ -1496,6 +1551,16 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
     return parse_perdir (ld, e, key, value, j, p, &j->bs, &j->wbs);
   case RAIDSIM_FIO_RATE:
     return parse_perdir (ld, e, key, value, j, p, &j->rate, &j->wrate);
+  case RAIDSIM_FIO_BA:
+    return parse_perdir (ld, e, key, value, j, p, &j->ba, &j->wba);
+  case RAIDSIM_FIO_FILESIZE:
+    if (strpbrk (value, "-:,")) {
+      raidsim_set_error ("%s:%u: %s=%s: refused: files of random sizes "
+                         "are %s", ld->ini->path, e->line, key, value,
+                         whys[W_FILES].why);
+      return -1;
+    }
+    break;
   case RAIDSIM_FIO_RATE_IOPS:
     return parse_perdir (ld, e, key, value, j, p, &j->rate_iops,
                          &j->wrate_iops);
@@ -1984,7 +2049,29 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
                          array_size);
     return -1;
   }
-  if (j->pct[RAIDSIM_FIO_SIZE]) {
+  if (j->fill_device)
+    size = array_size - off;
+  else if (j->filesize) {
+    /* fio's setup_files with one file of filesize bytes: the file from
+     * offset to its end, and size capped at that.
+     */
+    if (j->filesize > array_size) {
+      raidsim_set_error ("%s:%u: filesize: %" PRIu64 " bytes is larger than "
+                         "the array (%" PRIu64 " bytes)", jf->path,
+                         blame (j, RAIDSIM_FIO_FILESIZE), j->filesize,
+                         array_size);
+      return -1;
+    }
+    if (off >= j->filesize) {
+      raidsim_set_error ("%s:%u: offset: %" PRIu64 " is not inside the file "
+                         "(filesize %" PRIu64 ")", jf->path,
+                         blame (j, RAIDSIM_FIO_OFFSET), (uint64_t) off,
+                         j->filesize);
+      return -1;
+    }
+    size = j->filesize - off;
+  }
+  else if (j->pct[RAIDSIM_FIO_SIZE]) {
     /* fio's setup_files: a percentage of the whole device, capped at
      * its end, rounded down to the smallest block size.
      */
@@ -2018,7 +2105,8 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
   r->room = array_size - off;
   r->bytes = j->pct[RAIDSIM_FIO_IO_SIZE]
     ? percent_of (size, j->pct[RAIDSIM_FIO_IO_SIZE])
-    : j->io_size ? j->io_size : size;
+    : j->io_size ? j->io_size
+    : j->filesize && j->size && j->size < size ? j->size : size;
   r->loops = j->loops ? j->loops : 1;
   if (r->bytes == 0) {
     raidsim_set_error ("%s:%u: io_size: 0 bytes", jf->path,
@@ -2053,7 +2141,8 @@ raidsim_job_thread_region (const struct raidsim_jobfile *jf,
     r->size_ios = r->nblocks;
   }
   /* With strided zones, size is the bytes of I/O, not its extent. */
-  if (j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE] || j->zonemode)
+  if (j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE] || j->zonemode ||
+      r->bytes != size)
     r->size_ios = (r->bytes + j->bs - 1) / j->bs;
   return 0;
 }

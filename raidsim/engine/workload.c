@@ -294,7 +294,14 @@ raidsim_worker_init_region (struct raidsim_worker *w,
     uint64_t key = raidsim_splitmix64 (&sm);
 
     raidsim_job_bsdist (j, d, &wd->dist);
-    wd->nblocks = r->len / wd->dist.min;
+    /* fio's ba, by default the direction's smallest size; last_block
+     * keeps room for the smallest I/O after the last offset.
+     */
+    wd->align = d == RAIDSIM_WRITE && j->wba ? j->wba
+      : j->ba ? j->ba : wd->dist.min;
+    wd->nblocks = (r->len - (wd->dist.min > wd->align && r->len >=
+                             wd->dist.min - wd->align
+                             ? wd->dist.min - wd->align : 0)) / wd->align;
     if (w->random && uses_dir (j, d) && wd->nblocks > 0)
       raidsim_perm_init (&wd->perm, wd->nblocks, key);
   }
@@ -313,6 +320,8 @@ new_loop (struct raidsim_worker *w)
 
   w->pass++;
   w->seq_block[RAIDSIM_READ] = w->seq_block[RAIDSIM_WRITE] = 0;
+  w->seq_pos[RAIDSIM_READ] = w->seq_pos[RAIDSIM_WRITE] = 0;
+  w->seq_count = 0;
   if (w->strided) {
     w->zone_start = w->zone_bytes = 0;
     zone_enter (w);
@@ -441,8 +450,10 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
       b = raidsim_perm_next (&wd->perm);
       wd->drawn++;
     }
-    off = b * wd->dist.min;
+    off = b * wd->align;
     room = w->region.len - off;
+    if (room < wd->dist.min)
+      return false;
   }
   else {
     /* A size that is always the same needs only to start inside the
@@ -465,6 +476,54 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
   if (!w->random)
     wd->pos = off + req->len;
   w->issued_bytes += req->len;
+  return true;
+}
+
+/* The next request of a job with fio's rw suffix (one block size;
+ * req->dir is chosen).  Returns false if the thread is done.
+ */
+static bool
+next_suffix (struct raidsim_worker *w, struct raidsim_hostreq *req)
+{
+  const struct raidsim_job *j = w->job;
+  enum raidsim_dir d = req->dir;
+  uint64_t len = w->region.len, room = w->region.room, off;
+
+  if (w->random) {
+    /* Every seq_nr-th I/O random, the others sequential after it. */
+    off = w->seq_pos[d];
+    if (++w->seq_count % j->seq_nr == 0 || off >= len ||
+        room - off < j->bs) {
+      uint64_t b = j->norandommap ? raidsim_rng_below (&w->rng, w->nblocks)
+        : raidsim_perm_next (&w->perm);
+
+      off = b * j->bs;
+    }
+  }
+  else {
+    int64_t pos;
+
+    if (j->time_based && w->seq_pos[d] >= len)
+      w->seq_pos[d] = 0;
+    pos = w->seq_pos[d];
+    if (pos && j->seq_add) {
+      pos += j->seq_add;
+      /* fio wraps at the end of the file: forwards to the start,
+       * backwards to the region's end.
+       */
+      if (pos < 0 || (uint64_t) pos >= room)
+        pos = j->seq_add > 0 ? 0
+          : (int64_t) (len < room ? len : room) + j->seq_add;
+      if (pos < 0)
+        pos = 0;
+    }
+    off = pos;
+    if (off >= len || room - off < j->bs)
+      return false;
+  }
+  w->seq_pos[d] = off + j->bs;
+  req->offset = w->start + off;
+  req->len = j->bs;
   return true;
 }
 
@@ -596,16 +655,19 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     new_loop (w);
 
   if (w->variable) {
-    if (!next_variable (w, req)) {
-      w->stopped = true;
-      return false;
-    }
+    if (!next_variable (w, req))
+      goto stop;
   }
   else {
     req->dir = pick_dir (w);
     if (w->strided) {
       req->offset = w->start + strided_next (w, req->dir);
       req->len = j->bs;
+      goto issued;
+    }
+    if (j->seq_add || (w->random && j->seq_nr > 1)) {
+      if (!next_suffix (w, req))
+        goto stop;
       goto issued;
     }
     if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
@@ -628,4 +690,8 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   if (w->timed)
     paced (w, req->dir, req->len);
   return true;
+
+ stop:
+  w->stopped = true;
+  return false;
 }

@@ -228,11 +228,10 @@ START_TEST (fio_errors)
   expect_error (raidsim_jobfile_load, p, 2, "bs: needs a value (bs = VALUE)");
   p = sim_test_file ("j.fio", "rw=read\n[job1]\n");
   expect_error (raidsim_jobfile_load, p, 1, "rw: option outside a job section");
-  p = sim_test_file ("j.fio", "[job1]\nrw=randread:8\n");
+  p = sim_test_file ("j.fio", "[job1]\nrw=randread:eight\n");
   expect_error (raidsim_jobfile_load, p, 2,
-                "rw=randread:8: refused: fio's ':8' suffix (a new random "
-                "offset only every N I/Os) is timing raidsim does not model "
-                "yet");
+                "rw: 'eight' is not an integer with an optional fio suffix "
+                "(k, m, g, t, p)");
   p = sim_test_file ("j.fio", "[job1]\nrw=randred\n");
   expect_error (raidsim_jobfile_load, p, 2,
                 "rw: 'randred' is not one of read, write, randread, "

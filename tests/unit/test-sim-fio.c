@@ -15,7 +15,8 @@
  *   - rate, rate_iops (linear and poisson, inline and offload),
  *     thinktime and startdelay pace a thread as fio's do_io does;
  *   - random_distribution: zipf, pareto and normal as fio draws them;
- *   - zonemode=strided;
+ *   - zonemode=strided; fio's rw suffix, blockalign, fill_device,
+ *     filesize;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -1254,6 +1255,103 @@ START_TEST (strided_zones)
 }
 END_TEST
 
+/* ---- fio's rw suffix, blockalign, fill_device, filesize ---- */
+
+/* rw=read:-8k with bs=4k, as fio's get_next_seq_offset: the first read
+ * at 0; then 8k back from its end is before the start, so fio wraps to
+ * the region's end less 8k, 56k of 64k; then each read 8k back from the
+ * last one's end, 4k before it: 56k, 52k, ... 0, 16 reads for size=64k.
+ * rw=read:4k: 4k holes, reads at 0, 8k, ... 56k, and the job ends at
+ * the region's end, after 8.  Mutants killed: the suffix ignored,
+ * holes added to the start instead of the end, no wrap backwards.
+ */
+START_TEST (rw_suffix_sequential)
+{
+  static struct raidsim_hostreq q[64];
+  unsigned n, i;
+
+  n = drain ("[j]\nrw=read:-8k\nbs=4k\nsize=64k\n", 64 * MiB, q, 64);
+  ck_assert_uint_eq (n, 16);
+  ck_assert_uint_eq (q[0].offset, 0);
+  for (i = 1; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, 56 * KiB - (i - 1) * 4 * KiB);
+  n = drain ("[j]\nrw=read:4k\nbs=4k\nsize=64k\n", 64 * MiB, q, 64);
+  ck_assert_uint_eq (n, 8);
+  for (i = 0; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, i * 8 * KiB);
+}
+END_TEST
+
+/* rw=randread:4: fio draws a random offset for every 4th I/O only
+ * (str_rw_cb's ddir_seq_nr) and reads on from the last one's end in
+ * between; the first three follow the region's start.  Mutant killed:
+ * the suffix ignored (every offset random).
+ */
+START_TEST (rw_suffix_random)
+{
+  static struct raidsim_hostreq q[64];
+  unsigned n, i;
+
+  n = drain ("[j]\nrw=randread:4\nbs=4k\nsize=16m\nnumber_ios=40\n",
+             64 * MiB, q, 64);
+  ck_assert_uint_eq (n, 40);
+  ck_assert_uint_eq (q[0].offset, 0);
+  for (i = 1; i < n; ++i)
+    if ((i + 1) % 4 != 0)
+      ck_assert_uint_eq (q[i].offset, q[i - 1].offset + 4 * KiB);
+}
+END_TEST
+
+/* ba=64k with bs=4k: random offsets are multiples of 64k, so 1m has 16
+ * of them and the random map is full after 16 reads (fio's last_block
+ * counts blocks of ba).  Mutant killed: ba ignored (256 reads at
+ * multiples of 4k).
+ */
+START_TEST (blockalign)
+{
+  static struct raidsim_hostreq q[300];
+  unsigned n, i;
+
+  n = drain ("[j]\nrw=randread\nbs=4k\nblockalign=64k\nsize=1m\n",
+             64 * MiB, q, 300);
+  ck_assert_uint_eq (n, 16);
+  for (i = 0; i < n; ++i) {
+    ck_assert_uint_eq (q[i].offset % (64 * KiB), 0);
+    ck_assert_uint_eq (q[i].len, 4 * KiB);
+  }
+}
+END_TEST
+
+/* fill_device=1 runs to the end of the array whatever size says;
+ * filesize=1m is a file of 1 MiB: the region ends there, size caps the
+ * bytes (256k: 4 reads of 64k), and an offset moves the start inside
+ * the file.  Mutants killed: fill_device ignored, filesize ignored
+ * (the region to the end of the array), size not applied within the
+ * file.
+ */
+START_TEST (fill_device_and_filesize)
+{
+  struct raidsim_region r;
+
+  r = region_of ("[j]\nrw=write\nsize=1m\nfill_device=1\n", 64 * MiB, 0);
+  ck_assert_uint_eq (r.len, 64 * MiB);
+  r = region_of ("[j]\nrw=read\nbs=64k\nfilesize=1m\n", 64 * MiB, 0);
+  ck_assert_uint_eq (r.len, MiB);
+  ck_assert_uint_eq (r.size_ios, 16);
+  r = region_of ("[j]\nrw=read\nbs=64k\nfilesize=1m\nsize=256k\n",
+                 64 * MiB, 0);
+  ck_assert_uint_eq (r.len, MiB);
+  ck_assert_uint_eq (r.size_ios, 4);
+  r = region_of ("[j]\nrw=read\nbs=64k\nfilesize=1m\noffset=512k\n",
+                 64 * MiB, 0);
+  ck_assert_uint_eq (r.start, 512 * KiB);
+  ck_assert_uint_eq (r.len, 512 * KiB);
+  expect_refusal ("[j]\nfilesize=1k-8k\n", 2, "filesize=1k-8k: refused: "
+                  "files of random sizes are several files, and raidsim "
+                  "runs each job over one region of the array");
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1341,6 +1439,12 @@ fio_suite (void)
   tcase_add_test (tc, normal_as_fio);
   tcase_add_test (tc, distribution_parsing);
   tcase_add_test (tc, strided_zones);
+  suite_add_tcase (s, tc);
+  tc = tcase_create ("more");
+  tcase_add_test (tc, rw_suffix_sequential);
+  tcase_add_test (tc, rw_suffix_random);
+  tcase_add_test (tc, blockalign);
+  tcase_add_test (tc, fill_device_and_filesize);
   suite_add_tcase (s, tc);
   return s;
 }
