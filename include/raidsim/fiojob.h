@@ -58,7 +58,7 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_IO_SUBMIT_MODE, RAIDSIM_FIO_RANDOM_DISTRIBUTION,
   RAIDSIM_FIO_ZONEMODE, RAIDSIM_FIO_ZONESIZE, RAIDSIM_FIO_ZONERANGE,
   RAIDSIM_FIO_ZONESKIP, RAIDSIM_FIO_BA, RAIDSIM_FIO_FILL_DEVICE,
-  RAIDSIM_FIO_FILESIZE,
+  RAIDSIM_FIO_FILESIZE, RAIDSIM_FIO_WAIT_FOR,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -143,6 +143,9 @@ struct raidsim_job {
   bool fill_device;             /* region to the end of the array */
   uint64_t filesize;            /* the file's size: the region's end, from
                                  * the array's start; 0: not set */
+  char wait_for[RAIDSIM_STR_MAX]; /* start when that job is done */
+  unsigned waitee;              /* 1 + its index in the file's jobs; 0:
+                                 * none (raidsim_jobfile_load sets it) */
   int64_t seq_add;              /* rw=read:N: N bytes between sequential
                                  * I/Os (negative: backwards) */
   uint64_t seq_nr;              /* rw=randread:N: a new random offset

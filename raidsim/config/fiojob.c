@@ -254,6 +254,11 @@ const struct raidsim_param raidsim_fio_params[] = {
     "the start of the array, and size (if given) is capped at it, as in "
     "fio's setup_files.  A range (several files of random sizes) is "
     "refused.  0: not set." },
+  { .name = "wait_for", .type = RAIDSIM_PT_STRING, .offset = J (wait_for),
+    .def = "",
+    .help = "The name of an earlier job: this one starts when every thread "
+    "of that one is done, as in fio (which wants the name defined before, "
+    "and once)." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -965,7 +970,7 @@ static const struct fio_other others[] = {
   { "bs_is_seq_rand", W_NOTYET, "0" },
   { "percentage_random", W_NOTYET, "100" },
   { "rw_sequencer", W_NOTYET, "sequential" },
-  { "iodepth_low", W_NOTYET, NULL }, { "wait_for", W_NOTYET, NULL },
+  { "iodepth_low", W_NOTYET, NULL },
   { "exitall", W_NOTYET, "0" },
   { "verify_only", W_NOTYET, "0" },
   { NULL, 0, NULL },
@@ -1901,6 +1906,28 @@ raidsim_jobfile_load (const char *path)
       raidsim_set_error ("%s:%u: zonemode: refused: strided zones with "
                          "several block sizes are %s", path,
                          blame (j, RAIDSIM_FIO_ZONEMODE), whys[W_NOTYET].why);
+      goto err;
+    }
+  }
+  /* wait_for names an earlier job, once (fio's limits). */
+  for (i = 0; i < jf->njobs; ++i) {
+    struct raidsim_job *j = &jf->jobs[i];
+    unsigned k, found = 0;
+
+    j->waitee = 0;
+    if (!j->wait_for[0])
+      continue;
+    for (k = 0; k < jf->njobs; ++k)
+      if (strcmp (jf->jobs[k].name, j->wait_for) == 0) {
+        if (k < i && j->waitee == 0)
+          j->waitee = k + 1;
+        found++;
+      }
+    if (j->waitee == 0 || found > 1) {
+      raidsim_set_error ("%s:%u: wait_for: '%s' is not %s", path,
+                         blame (j, RAIDSIM_FIO_WAIT_FOR), j->wait_for,
+                         found > 1 ? "the name of one job only"
+                         : "the name of a job before this one");
       goto err;
     }
   }

@@ -120,6 +120,7 @@ struct raidsim_sim {
   /* Stonewall groups run one after another (fiojob.h). */
   unsigned group;               /* the one running */
   unsigned group_left;          /* its threads not yet finished */
+  bool waiting;                 /* some job waits for another (wait_for) */
 
   struct hreq *hreqs, *free_hreqs;
   struct cmd *cmds, *free_cmds;
@@ -473,13 +474,32 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   return 0;
 }
 
-/* A thread has stopped and its last request is done; the last thread
- * of a group to finish starts the next group.
+static void start_thread (struct raidsim_sim *s, unsigned i, raidsim_ns now);
+
+/* A thread has stopped and its last request is done.  If it was the
+ * last of its job, the jobs that wait_for it start; the last thread of
+ * a group to finish starts the next group.
  */
 static void
 thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
 {
+  const struct raidsim_job *job = t->w.job;
+  unsigned i;
+
   t->finished = true;
+  if (s->waiting) {
+    for (i = 0; i < s->nthreads; ++i)
+      if (s->threads[i].w.job == job && !s->threads[i].finished)
+        break;
+    if (i == s->nthreads)
+      for (i = 0; i < s->nthreads; ++i) {
+        const struct raidsim_job *w = s->threads[i].w.job;
+
+        if (w->waitee && &s->jf->jobs[w->waitee - 1] == job &&
+            w->group == s->group)
+          start_thread (s, i, now);
+      }
+  }
   if (--s->group_left == 0 && s->group + 1 < s->jf->ngroups)
     start_group (s, s->group + 1, now);
 }
@@ -539,6 +559,31 @@ thread_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
  * later: its times (ramp_time, runtime) and its figures count from
  * there, a job's from its first thread's start.
  */
+/* Whether thread i must wait for another job of its group (wait_for). */
+static bool
+waits (const struct raidsim_sim *s, unsigned i)
+{
+  const struct raidsim_job *j = s->threads[i].w.job;
+
+  return j->waitee && s->jf->jobs[j->waitee - 1].group == j->group;
+}
+
+/* Thread i starts now, or its startdelay later: its times and its
+ * job's figures count from there (a job's from its first thread).
+ */
+static void
+start_thread (struct raidsim_sim *s, unsigned i, raidsim_ns now)
+{
+  struct raidsim_job_result *r = s->threads[i].res;
+  raidsim_ns t0 = now + s->threads[i].w.delay;
+
+  s->threads[i].w.t0 = t0;
+  if (i == 0 || s->threads[i - 1].res != r ||
+      t0 + r->job->ramp_time < r->start)
+    r->start = r->end = t0 + r->job->ramp_time;
+  issue (s, &s->threads[i], now);
+}
+
 static void
 start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
 {
@@ -547,19 +592,11 @@ start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
   s->group = g;
   s->group_left = 0;
   for (i = 0; i < s->nthreads; ++i)
-    if (s->threads[i].w.job->group == g) {
-      struct raidsim_job_result *r = s->threads[i].res;
-      raidsim_ns t0 = now + s->threads[i].w.delay;
-
-      s->group_left++;
-      s->threads[i].w.t0 = t0;
-      if (i == 0 || s->threads[i - 1].res != r ||
-          t0 + r->job->ramp_time < r->start)
-        r->start = r->end = t0 + r->job->ramp_time;
-    }
-  for (i = 0; i < s->nthreads; ++i)
     if (s->threads[i].w.job->group == g)
-      issue (s, &s->threads[i], now);
+      s->group_left++;
+  for (i = 0; i < s->nthreads; ++i)
+    if (s->threads[i].w.job->group == g && !waits (s, i))
+      start_thread (s, i, now);
 }
 
 /* ---- set-up ---- */
@@ -643,6 +680,8 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
       goto err;
     }
     s->nthreads += job->numjobs;
+    if (job->waitee)
+      s->waiting = true;
     /* Member and link figures are counted from the end of the first
      * group's ramp: later groups start at times not known yet.
      */

@@ -16,7 +16,7 @@
  *     thinktime and startdelay pace a thread as fio's do_io does;
  *   - random_distribution: zipf, pareto and normal as fio draws them;
  *   - zonemode=strided; fio's rw suffix, blockalign, fill_device,
- *     filesize;
+ *     filesize, wait_for;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -1352,6 +1352,37 @@ START_TEST (fill_device_and_filesize)
 }
 END_TEST
 
+/* wait_for=a starts a job when every thread of a is done.  On a drive
+ * that serves one request at a time, a's two threads at iodepth 1
+ * take turns: thread 0's 10th read ends at 1.9 ms, thread 1's at 2 ms,
+ * so b starts at 2 ms and its one read ends at 2.1 ms.  A name that is
+ * not a job before, or that two jobs have, is refused, as in fio.
+ * Mutants killed: wait_for ignored (b at 0), b started when a's first
+ * thread is done (1.9 ms).
+ */
+START_TEST (wait_for_job)
+{
+  struct sim_test_run r;
+
+  fixed_parallelism = 1;
+  run_job (&r, "[a]\nrw=read\nnumber_ios=10\nsize=1m\nnumjobs=2\n"
+           "[b]\nwait_for=a\nrw=read\nnumber_ios=1\nsize=1m\n", 0);
+  fixed_parallelism = 4;
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->start, 0);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->end, 2000 * US);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->start, 2000 * US);
+  ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->end, 2100 * US);
+  /* Issued at 2 ms to an idle drive, not queued behind a's last. */
+  ck_assert_uint_eq (raidsim_hist_max (&raidsim_sim_job (r.s, 1)->dir[0].lat),
+                     100 * US);
+  sim_test_done (&r);
+  expect_refusal ("[a]\nwait_for=b\n[b]\n", 2,
+                  "wait_for: 'b' is not the name of a job before this one");
+  expect_refusal ("[a]\n[a]\n[b]\nwait_for=a\n", 4,
+                  "wait_for: 'a' is not the name of one job only");
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1445,6 +1476,7 @@ fio_suite (void)
   tcase_add_test (tc, rw_suffix_random);
   tcase_add_test (tc, blockalign);
   tcase_add_test (tc, fill_device_and_filesize);
+  tcase_add_test (tc, wait_for_job);
   suite_add_tcase (s, tc);
   return s;
 }
