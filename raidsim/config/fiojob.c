@@ -676,7 +676,7 @@ enum why {
   W_NAME, W_TARGET, W_HOST, W_ENGINE, W_DATA, W_RANDOM, W_REPORT,
   W_PROCESS, W_CHECK, W_PROFILE_OPT, W_IGNORED,
   /* Refused. */
-  W_FLUSH, W_TRIM, W_ZONED, W_FILES, W_NOIO, W_TRACE, W_FEEDBACK,
+  W_FLUSH, W_TRIM, W_SCSI, W_ZONED, W_FILES, W_NOIO, W_TRACE, W_FEEDBACK,
   W_PROFILE, W_DEPRECATED, W_NOTYET,
   W_NWHY
 };
@@ -722,6 +722,9 @@ static const struct {
     "have no flush operation (include/raidsim/device.h)" },
   [W_TRIM] = { "Trims",
     "trims (discards), and the device models have no trim operation" },
+  [W_SCSI] = { "Other commands",
+    "commands other than read and write (SCSI WRITE AND VERIFY, WRITE "
+    "SAME), and the device models have only those two" },
   [W_ZONED] = { "Zoned block devices",
     "zoned block devices, and the device models are conventional "
     "drives" },
@@ -848,7 +851,7 @@ static const struct fio_other others[] = {
   { "arguments", W_ENGINE, NULL }, { "grace_time", W_ENGINE, NULL },
   { "std_redirect", W_ENGINE, NULL },
   /* sg: plain WRITE commands only; FUA is a write through the cache. */
-  { "sg_write_mode", W_NOTYET, "write" },
+  { "sg_write_mode", W_SCSI, "write" },
   { "readfua", W_FLUSH, "0" }, { "writefua", W_FLUSH, "0" },
 
   { "verify", W_DATA, NULL }, { "do_verify", W_DATA, NULL },
