@@ -72,6 +72,16 @@ enum raidsim_random_dist {
   RAIDSIM_DIST_ZIPF,            /* fio's zipf:THETA */
   RAIDSIM_DIST_PARETO,          /* fio's pareto:H */
   RAIDSIM_DIST_NORMAL,          /* fio's normal:DEV (percent) */
+  RAIDSIM_DIST_ZONED,           /* fio's zoned:ACCESS/SIZE:... */
+};
+
+/* zoned: at most this many zones per direction (fio allows 256). */
+#define RAIDSIM_ZONESPLIT_MAX 64
+
+struct raidsim_zone_split {
+  unsigned access;              /* percent of the I/Os */
+  unsigned size;                /* percent of the region, after the
+                                 * zones before */
 };
 
 enum raidsim_submit_mode {
@@ -134,6 +144,8 @@ struct raidsim_job {
                                  * deviation in percent */
   double dist_center;           /* where the hottest block is, 0 to 1;
                                  * -1: at random */
+  unsigned nzones[2];           /* zoned, per direction (0 read, 1 write) */
+  struct raidsim_zone_split zones[2][RAIDSIM_ZONESPLIT_MAX];
   int zonemode;                 /* 0 none, 1 strided */
   uint64_t zonesize;            /* bytes done in a zone before the next */
   uint64_t zonerange;           /* bytes of a zone; 0: zonesize */

@@ -39,6 +39,7 @@ static const struct raidsim_enum dist_enums[] = {
   { "zipf", RAIDSIM_DIST_ZIPF },
   { "pareto", RAIDSIM_DIST_PARETO },
   { "normal", RAIDSIM_DIST_NORMAL },
+  { "zoned", RAIDSIM_DIST_ZONED },
   { NULL, 0 },
 };
 
@@ -216,8 +217,11 @@ const struct raidsim_param raidsim_fio_params[] = {
     "DEV percent of the blocks, default 0), each with an optional "
     "`:CENTER` (0 to 1) where the hottest block is.  As in fio, the "
     "ranks are scattered over the region by a multiplicative hash, and "
-    "blocks are drawn with replacement (no random map).  fio's zoned and "
-    "zoned_abs are refused." },
+    "blocks are drawn with replacement (no random map).  "
+    "`zoned:A/S:A/S...` (`,...` for writes) sends A percent of the I/Os "
+    "to the next S percent of the region, uniformly within it; the "
+    "accesses must add up to 100, and a missing S takes what the others "
+    "leave, as fio's zone_split_ddir.  zoned_abs is refused." },
   { .name = "zonemode", .type = RAIDSIM_PT_ENUM, .offset = J (zonemode),
     .def = "none", .enums = zonemode_enums,
     .help = "strided: as fio's setup_strided_zone_mode, a thread works in a "
@@ -448,6 +452,22 @@ raidsim_job_format_opt (const struct raidsim_job *j, enum raidsim_fio_opt o,
     return;
   }
   raidsim_param_format (p, (const char *) j + p->offset, buf, len);
+  if (o == RAIDSIM_FIO_RANDOM_DISTRIBUTION &&
+      j->random_distribution == RAIDSIM_DIST_ZONED) {
+    unsigned d, i;
+
+    n = strlen (buf);
+    for (d = 0; d < 2; ++d) {
+      if (d == 1 && j->nzones[1] == j->nzones[0] &&
+          memcmp (j->zones[0], j->zones[1],
+                  j->nzones[0] * sizeof j->zones[0][0]) == 0)
+        break;
+      for (i = 0; i < j->nzones[d] && n < len; ++i)
+        n += snprintf (buf + n, len - n, "%s%u/%u", i ? ":" : d ? "," : ":",
+                       j->zones[d][i].access, j->zones[d][i].size);
+    }
+    return;
+  }
   if (o == RAIDSIM_FIO_RANDOM_DISTRIBUTION &&
       j->random_distribution != RAIDSIM_DIST_RANDOM) {
     n = strlen (buf);
@@ -1460,6 +1480,105 @@ parse_bssplit (struct loader *ld, const struct raidsim_ini_entry *e,
   return 0;
 }
 
+/* One direction of zoned: "A/S:A/S...", as options.c's zone_split_ddir
+ * reads it: a missing or 0 size percentage is missing; the accesses
+ * given must add up to 100 and neither sum may pass 100; the missing
+ * take an equal share of what is left.
+ */
+static int
+parse_zone_dir (struct loader *ld, const struct raidsim_ini_entry *e,
+                const char *key, char *text, unsigned *nzones,
+                struct raidsim_zone_split *z)
+{
+  unsigned n = 0, asum = 0, ssum = 0, amiss = 0, smiss = 0, i;
+  char *entry, *save = NULL;
+
+  for (entry = strtok_r (text, ":", &save); entry;
+       entry = strtok_r (NULL, ":", &save)) {
+    char *slash = strchr (entry, '/'), *end;
+    unsigned long a, sz = 0;
+
+    if (n == RAIDSIM_ZONESPLIT_MAX) {
+      raidsim_set_error ("%s:%u: %s: more than %d zones", ld->ini->path,
+                         e->line, key, RAIDSIM_ZONESPLIT_MAX);
+      return -1;
+    }
+    if (slash)
+      *slash = '\0';
+    a = strtoul (entry, &end, 10);
+    if (end == entry || *end || a > 100) {
+      raidsim_set_error ("%s:%u: %s: '%s' is not a percentage of accesses",
+                         ld->ini->path, e->line, key, entry);
+      return -1;
+    }
+    if (slash && slash[1]) {
+      sz = strtoul (slash + 1, &end, 10);
+      if (*end || sz > 100) {
+        raidsim_set_error ("%s:%u: %s: '%s' is not a percentage of the "
+                           "region", ld->ini->path, e->line, key, slash + 1);
+        return -1;
+      }
+    }
+    z[n].access = a;
+    z[n].size = sz;
+    asum += a;
+    ssum += sz;
+    smiss += sz == 0;
+    n++;
+  }
+  (void) amiss;
+  if (asum != 100 || ssum > 100) {
+    raidsim_set_error ("%s:%u: %s: the %s percentages add up to %u, %s 100",
+                       ld->ini->path, e->line, key,
+                       asum != 100 ? "access" : "size",
+                       asum != 100 ? asum : ssum,
+                       asum != 100 ? "not" : "more than");
+    return -1;
+  }
+  for (i = 0; i < n; ++i)
+    if (z[i].size == 0)
+      z[i].size = n == 1 ? 100 : (100 - ssum) / smiss;
+  *nzones = n;
+  return 0;
+}
+
+static int
+parse_zoned (struct loader *ld, const struct raidsim_ini_entry *e,
+             const char *key, const char *value, const char *rest,
+             struct raidsim_job *j)
+{
+  char piece[3][RAIDSIM_STR_MAX];
+  unsigned nz[3];
+  struct raidsim_zone_split z[3][RAIDSIM_ZONESPLIT_MAX];
+  int n, i;
+
+  if (rest == NULL || *rest == '\0') {
+    raidsim_set_error ("%s:%u: %s: '%s': zoned needs its zones "
+                       "(zoned:A/S:A/S...)", ld->ini->path, e->line, key,
+                       value);
+    return -1;
+  }
+  n = split_dirs (rest, piece, true);
+  if (n == -1) {
+    raidsim_set_error ("%s:%u: %s: '%s': more than three lists (reads, "
+                       "writes, trims)", ld->ini->path, e->line, key, value);
+    return -1;
+  }
+  for (i = 0; i < n; ++i)
+    if (parse_zone_dir (ld, e, key, piece[i], &nz[i], z[i]) == -1)
+      return -1;
+  for (i = 0; i < 2; ++i) {
+    int from = i < n ? i : 0;
+
+    j->nzones[i] = nz[from];
+    memcpy (j->zones[i], z[from], nz[from] * sizeof z[0][0]);
+  }
+  j->random_distribution = RAIDSIM_DIST_ZONED;
+  j->dist_param = 0;
+  j->dist_center = -1;
+  return 0;
+}
+
 /* random_distribution=NAME[:PARAM[:CENTER]], as options.c
  * (str_random_distribution_cb) reads it.
  */
@@ -1475,7 +1594,9 @@ parse_distribution (struct loader *ld, const struct raidsim_ini_entry *e,
   double v, center = -1;
 
   snprintf (name, sizeof name, "%.*s", (int) (n < 31 ? n : 31), value);
-  if (strcmp (name, "zoned") == 0 || strcmp (name, "zoned_abs") == 0) {
+  if (strcmp (name, "zoned") == 0)
+    return parse_zoned (ld, e, key, value, rest, j);
+  if (strcmp (name, "zoned_abs") == 0) {
     raidsim_set_error ("%s:%u: %s=%s: refused: fio's %s distribution is %s",
                        ld->ini->path, e->line, key, value, name,
                        whys[W_NOTYET].why);

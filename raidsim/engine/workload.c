@@ -66,6 +66,8 @@ dist_init (struct raidsim_worker *w, uint64_t *sm)
   if (w->dist == RAIDSIM_DIST_RANDOM || !w->random)
     return;
   raidsim_rng_seed (&w->drng, raidsim_splitmix64 (sm));
+  if (w->dist == RAIDSIM_DIST_ZONED)
+    return;
   /* fio's __init_rand_distribution: ranges of the smallest block size
    * over the region, the last one partial.
    */
@@ -114,6 +116,29 @@ dist_init (struct raidsim_worker *w, uint64_t *sm)
       w->rand_off = 0;
     break;
   }
+}
+
+/* A block of direction d among lastb for random_distribution=zoned,
+ * as fio's __get_next_rand_offset_zoned: a percentile of the accesses
+ * picks the zone, a uniform draw the block in it.
+ */
+static uint64_t
+zoned_next (struct raidsim_worker *w, enum raidsim_dir d, uint64_t lastb)
+{
+  const struct raidsim_job *j = w->job;
+  uint64_t v = 1 + raidsim_rng_below (&w->drng, 100), zb;
+  unsigned i, cum = 0, sprev = 0;
+
+  for (i = 0; i < j->nzones[d]; ++i) {
+    cum += j->zones[d][i].access;
+    if (v <= cum)
+      break;
+    sprev += j->zones[d][i].size;
+  }
+  if (i == j->nzones[d])
+    return raidsim_rng_below (&w->drng, lastb);
+  zb = lastb * j->zones[d][i].size / 100;
+  return sprev * lastb / 100 + (zb ? raidsim_rng_below (&w->drng, zb) : 0);
 }
 
 /* The next block of a random job with a distribution, as fio's
@@ -437,7 +462,9 @@ next_variable (struct raidsim_worker *w, struct raidsim_hostreq *req)
 
     if (wd->nblocks == 0)
       return false;
-    if (w->dist != RAIDSIM_DIST_RANDOM)
+    if (w->dist == RAIDSIM_DIST_ZONED)
+      b = zoned_next (w, req->dir, wd->nblocks);
+    else if (w->dist != RAIDSIM_DIST_RANDOM)
       b = dist_next (w) % wd->nblocks;
     else if (j->norandommap)
       b = raidsim_rng_below (&w->rng, wd->nblocks);
@@ -670,7 +697,9 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
         goto stop;
       goto issued;
     }
-    if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
+    if (w->random && w->dist == RAIDSIM_DIST_ZONED)
+      block = zoned_next (w, req->dir, w->nblocks);
+    else if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
       block = dist_next (w);
     else if (w->random && j->norandommap)
       block = raidsim_rng_below (&w->rng, w->nblocks);

@@ -14,7 +14,8 @@
  *   - size and offset in percent, offset_increment, io_size, loops;
  *   - rate, rate_iops (linear and poisson, inline and offload),
  *     thinktime and startdelay pace a thread as fio's do_io does;
- *   - random_distribution: zipf, pareto and normal as fio draws them;
+ *   - random_distribution: zipf, pareto, normal and zoned as fio draws
+ *     them;
  *   - zonemode=strided; fio's rw suffix, blockalign, fill_device,
  *     filesize, wait_for;
  *   - docs/fio-jobs.md holds the reference the tables generate.
@@ -1180,9 +1181,10 @@ START_TEST (distribution_parsing)
   expect_refusal ("[a]\nrandom_distribution=pareto:1.5\n", 2,
                   "random_distribution: 'pareto:1.5': pareto's H must be "
                   "between 0 and 1");
-  expect_refusal ("[a]\nrandom_distribution=zoned:50/5:50/95\n", 2,
-                  "random_distribution=zoned:50/5:50/95: refused: fio's "
-                  "zoned distribution is timing raidsim does not model yet");
+  expect_refusal ("[a]\nrandom_distribution=zoned_abs:50/1g:50/1g\n", 2,
+                  "random_distribution=zoned_abs:50/1g:50/1g: refused: fio's "
+                  "zoned_abs distribution is timing raidsim does not model "
+                  "yet");
 
   n = drain ("[j]\nrw=randread\nbs=64k\nsize=1m\n"
              "random_distribution=zipf:1.5\n", 64 * MiB, q, 64);
@@ -1383,6 +1385,65 @@ START_TEST (wait_for_job)
 }
 END_TEST
 
+/* zoned:50/5:30/15:20/, as fio's zone_split_ddir and
+ * __get_next_rand_offset_zoned: over 1000 blocks, the first 5% (50
+ * blocks) take 50% of the I/Os, the next 15% (150) 30%, and the rest,
+ * whose size is missing and so 100 - 20 = 80% (800 blocks), 20%.  A
+ * list after a comma is the writes': with zoned:100/10,50/50:50/50
+ * every read is in the first 100 blocks.  Mutants killed: the sizes
+ * read as access shares, the missing size left 0, the write list used
+ * for reads.
+ */
+START_TEST (zoned_as_fio)
+{
+  struct raidsim_jobfile *jf;
+  struct raidsim_region r;
+  struct raidsim_worker w;
+  struct raidsim_hostreq req;
+  const unsigned n = 100000;
+  unsigned i, c[3] = { 0, 0, 0 }, wlow = 0, nw = 0, far = 0;
+
+  jf = load_text ("[j]\nrw=randread\nsize=4096000\ntime_based\n"
+                  "runtime=1h\nrandom_distribution=zoned:50/5:30/15:20/\n"
+                  "[k]\nrw=randrw\nsize=4096000\ntime_based\nruntime=1h\n"
+                  "random_distribution=zoned:100/10,50/50:50/50\n");
+  ck_assert_int_eq (raidsim_job_thread_region (jf, &jf->jobs[0], 64 * MiB, 0,
+                                               &r), 0);
+  raidsim_worker_init_region (&w, &jf->jobs[0], &r, 1, 0, 0);
+  for (i = 0; i < n; ++i) {
+    uint64_t b;
+
+    ck_assert (raidsim_worker_next (&w, 0, &req));
+    b = req.offset / (4 * KiB);
+    c[b < 50 ? 0 : b < 200 ? 1 : 2]++;
+    far += b >= 600;
+  }
+  ck_assert_frac (c[0], n, 0.5);
+  ck_assert_frac (c[1], n, 0.3);
+  ck_assert_frac (c[2], n, 0.2);
+  /* Uniform within the last zone: half of it, 400 of 800 blocks. */
+  ck_assert_frac (far, n, 0.1);
+
+  ck_assert_int_eq (raidsim_job_thread_region (jf, &jf->jobs[1], 64 * MiB, 0,
+                                               &r), 0);
+  raidsim_worker_init_region (&w, &jf->jobs[1], &r, 1, 1, 0);
+  for (i = 0; i < n; ++i) {
+    ck_assert (raidsim_worker_next (&w, 0, &req));
+    if (req.dir == RAIDSIM_READ)
+      ck_assert_uint_lt (req.offset, 100 * 4 * KiB);
+    else {
+      nw++;
+      wlow += req.offset < 500 * 4 * KiB;
+    }
+  }
+  ck_assert_frac (wlow, nw, 0.5);
+  raidsim_jobfile_free (jf);
+  expect_refusal ("[j]\nrandom_distribution=zoned:50/5:30/15\n", 2,
+                  "random_distribution: the access percentages add up to 80, "
+                  "not 100");
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1469,6 +1530,7 @@ fio_suite (void)
   tcase_add_test (tc, pareto_as_fio);
   tcase_add_test (tc, normal_as_fio);
   tcase_add_test (tc, distribution_parsing);
+  tcase_add_test (tc, zoned_as_fio);
   tcase_add_test (tc, strided_zones);
   suite_add_tcase (s, tc);
   tc = tcase_create ("more");
