@@ -58,7 +58,8 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_IO_SUBMIT_MODE, RAIDSIM_FIO_RANDOM_DISTRIBUTION,
   RAIDSIM_FIO_ZONEMODE, RAIDSIM_FIO_ZONESIZE, RAIDSIM_FIO_ZONERANGE,
   RAIDSIM_FIO_ZONESKIP, RAIDSIM_FIO_BA, RAIDSIM_FIO_FILL_DEVICE,
-  RAIDSIM_FIO_FILESIZE, RAIDSIM_FIO_WAIT_FOR,
+  RAIDSIM_FIO_FILESIZE, RAIDSIM_FIO_WAIT_FOR, RAIDSIM_FIO_NEW_GROUP,
+  RAIDSIM_FIO_EXITALL, RAIDSIM_FIO_EXIT_WHAT,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -82,6 +83,13 @@ struct raidsim_zone_split {
   unsigned access;              /* percent of the I/Os */
   unsigned size;                /* percent of the region, after the
                                  * zones before */
+};
+
+/* With exitall, what a thread that finishes ends (fio's exit_what). */
+enum raidsim_exit_what {
+  RAIDSIM_EXIT_GROUP,           /* the threads of its reporting group */
+  RAIDSIM_EXIT_STONEWALL,       /* every thread that has started */
+  RAIDSIM_EXIT_ALL,             /* every thread, started or not */
 };
 
 enum raidsim_submit_mode {
@@ -155,6 +163,11 @@ struct raidsim_job {
   bool fill_device;             /* region to the end of the array */
   uint64_t filesize;            /* the file's size: the region's end, from
                                  * the array's start; 0: not set */
+  bool new_group;               /* starts a new reporting group */
+  bool exitall;                 /* this section had exitall */
+  int exit_what;                /* enum raidsim_exit_what */
+  unsigned report_group;        /* fio's groupid: new at each new_group or
+                                 * stonewall (raidsim_jobfile_load) */
   char wait_for[RAIDSIM_STR_MAX]; /* start when that job is done */
   unsigned waitee;              /* 1 + its index in the file's jobs; 0:
                                  * none (raidsim_jobfile_load sets it) */
@@ -201,6 +214,8 @@ struct raidsim_jobfile {
   struct raidsim_job *jobs;
   unsigned ngroups;             /* stonewall groups: jobs[].group < ngroups */
   int summary;                  /* enum raidsim_summary */
+  bool exitall;                 /* any section has exitall: fio then ends
+                                 * other threads as each one finishes */
   /* The options noted and ignored (no timing meaning for a model), each
    * once, in the order they first appear, as written ("ioengine, direct,
    * group_reporting"); NULL if there were none.

@@ -49,6 +49,13 @@ static const struct raidsim_enum zonemode_enums[] = {
   { NULL, 0 },
 };
 
+static const struct raidsim_enum exit_what_enums[] = {
+  { "group", RAIDSIM_EXIT_GROUP },
+  { "stonewall", RAIDSIM_EXIT_STONEWALL },
+  { "all", RAIDSIM_EXIT_ALL },
+  { NULL, 0 },
+};
+
 static const struct raidsim_enum submit_enums[] = {
   { "inline", RAIDSIM_SUBMIT_INLINE },
   { "offload", RAIDSIM_SUBMIT_OFFLOAD },
@@ -263,6 +270,23 @@ const struct raidsim_param raidsim_fio_params[] = {
     .help = "The name of an earlier job: this one starts when every thread "
     "of that one is done, as in fio (which wants the name defined before, "
     "and once)." },
+  { .name = "new_group", .type = RAIDSIM_PT_BOOL, .offset = J (new_group),
+    .def = "0",
+    .help = "A flag: this job starts a new reporting group, as a stonewall "
+    "does.  raidsim reports jobs one by one; the groups matter to "
+    "exitall." },
+  { .name = "exitall", .type = RAIDSIM_PT_BOOL, .offset = J (exitall),
+    .def = "0",
+    .help = "A flag: when a thread finishes, the others it names by "
+    "exit_what stop issuing (their I/O in flight completes).  As in fio "
+    "3.33, it holds for the whole file once any section has it, whatever "
+    "its value (fio's callback sets it even for exitall=0)." },
+  { .name = "exit_what", .type = RAIDSIM_PT_ENUM, .offset = J (exit_what),
+    .def = "group", .enums = exit_what_enums,
+    .help = "With exitall, what a finishing thread ends: group, the "
+    "threads of its reporting group (new_group, stonewall); stonewall, "
+    "every thread that has started; all, every thread, those not started "
+    "yet too." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -896,7 +920,7 @@ static const struct fio_other others[] = {
   { "allrandrepeat", W_RANDOM, NULL }, { "random_generator", W_RANDOM, NULL },
   { "softrandommap", W_RANDOM, NULL },
 
-  { "group_reporting", W_REPORT, NULL }, { "new_group", W_REPORT, NULL },
+  { "group_reporting", W_REPORT, NULL },
   { "stats", W_REPORT, NULL }, { "per_job_logs", W_REPORT, NULL },
   { "write_bw_log", W_REPORT, NULL }, { "write_lat_log", W_REPORT, NULL },
   { "write_iops_log", W_REPORT, NULL }, { "write_hist_log", W_REPORT, NULL },
@@ -931,7 +955,7 @@ static const struct fio_other others[] = {
   { "cgroup_nodelete", W_PROCESS, NULL }, { "cgroup_weight", W_PROCESS, NULL },
   { "exec_prerun", W_PROCESS, NULL }, { "exec_postrun", W_PROCESS, NULL },
   { "continue_on_error", W_PROCESS, NULL }, { "ignore_error", W_PROCESS, NULL },
-  { "error_dump", W_PROCESS, NULL }, { "exit_what", W_PROCESS, NULL },
+  { "error_dump", W_PROCESS, NULL },
   { "exitall_on_error", W_PROCESS, NULL },
 
   { "rate_min", W_CHECK, NULL }, { "rate_iops_min", W_CHECK, NULL },
@@ -994,7 +1018,6 @@ static const struct fio_other others[] = {
   { "percentage_random", W_NOTYET, "100" },
   { "rw_sequencer", W_NOTYET, "sequential" },
   { "iodepth_low", W_NOTYET, NULL },
-  { "exitall", W_NOTYET, "0" },
   { "verify_only", W_NOTYET, "0" },
   { NULL, 0, NULL },
 };
@@ -1695,6 +1718,11 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
                          &j->wrate_iops);
   case RAIDSIM_FIO_RANDOM_DISTRIBUTION:
     return parse_distribution (ld, e, key, value, j);
+  case RAIDSIM_FIO_EXITALL:
+    /* fio's str_exitall_cb sets it whatever the value. */
+    j->exitall = true;
+    ld->jf->exitall = true;
+    return 0;
   case RAIDSIM_FIO_ZONEMODE:
     if (strcmp (value, "zbd") == 0) {
       raidsim_set_error ("%s:%u: %s=%s: refused: %s", ld->ini->path, e->line,
@@ -2053,6 +2081,18 @@ raidsim_jobfile_load (const char *path)
                          found > 1 ? "the name of one job only"
                          : "the name of a job before this one");
       goto err;
+    }
+  }
+  /* fio's groupid (init.c, add_job): a new group at a job with
+   * stonewall or new_group, once the group before has a job.
+   */
+  {
+    unsigned g = 0;
+
+    for (i = 0; i < jf->njobs; ++i) {
+      if (i > 0 && (jf->jobs[i].stonewall || jf->jobs[i].new_group))
+        g++;
+      jf->jobs[i].report_group = g;
     }
   }
   raidsim_jobfile_groups (jf);

@@ -57,6 +57,7 @@ struct thread {
    */
   struct raidsim_sim *sim;
   struct raidsim_event wake;
+  bool started;                 /* its group (or waitee) has let it go */
 };
 
 /* Commands whose data is crossing the links, to or from one member.
@@ -475,6 +476,48 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
 }
 
 static void start_thread (struct raidsim_sim *s, unsigned i, raidsim_ns now);
+static void thread_finished (struct raidsim_sim *s, struct thread *t,
+                             raidsim_ns now);
+
+/* exitall (fio's fio_terminate_threads): thread t has finished, and the
+ * threads its job's exit_what names stop issuing.  Their I/O in flight
+ * completes; one with none finishes now, one not started yet finishes
+ * as it starts.
+ */
+static void
+exit_all (struct raidsim_sim *s, const struct thread *t, raidsim_ns now)
+{
+  const struct raidsim_job *job = t->w.job;
+  unsigned i;
+
+  for (i = 0; i < s->nthreads; ++i) {
+    struct thread *o = &s->threads[i];
+    bool hit;
+
+    if (o->finished || o->w.stopped)
+      continue;
+    switch (job->exit_what) {
+    case RAIDSIM_EXIT_GROUP:
+      hit = o->w.job->report_group == job->report_group;
+      break;
+    case RAIDSIM_EXIT_STONEWALL:
+      hit = o->started && o->w.t0 <= now;
+      break;
+    default:
+      hit = true;
+    }
+    if (hit)
+      o->w.stopped = true;
+  }
+  for (i = 0; i < s->nthreads; ++i) {
+    struct thread *o = &s->threads[i];
+
+    if (o->w.stopped && o->started && !o->finished && o->inflight == 0) {
+      raidsim_engine_cancel (s->engine, &o->wake);
+      thread_finished (s, o, now);
+    }
+  }
+}
 
 /* A thread has stopped and its last request is done.  If it was the
  * last of its job, the jobs that wait_for it start; the last thread of
@@ -487,6 +530,8 @@ thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   unsigned i;
 
   t->finished = true;
+  if (s->jf->exitall)
+    exit_all (s, t, now);
   if (s->waiting) {
     for (i = 0; i < s->nthreads; ++i)
       if (s->threads[i].w.job == job && !s->threads[i].finished)
@@ -578,6 +623,7 @@ start_thread (struct raidsim_sim *s, unsigned i, raidsim_ns now)
   raidsim_ns t0 = now + s->threads[i].w.delay;
 
   s->threads[i].w.t0 = t0;
+  s->threads[i].started = true;
   if (i == 0 || s->threads[i - 1].res != r ||
       t0 + r->job->ramp_time < r->start)
     r->start = r->end = t0 + r->job->ramp_time;

@@ -17,7 +17,7 @@
  *   - random_distribution: zipf, pareto, normal and zoned as fio draws
  *     them;
  *   - zonemode=strided; fio's rw suffix, blockalign, fill_device,
- *     filesize, wait_for;
+ *     filesize, wait_for, exitall;
  *   - docs/fio-jobs.md holds the reference the tables generate.
  *
  * Run: meson test -C build --suite unit sim-fio
@@ -297,13 +297,14 @@ START_TEST (refusals_name_option_and_reason)
   expect_refusal ("[j]\nzonemode=zbd\n", 2,
                   "zonemode=zbd: refused: zoned block devices, and the "
                   "device models are conventional drives");
-  expect_refusal ("[j]\nexitall\n", 2,
-                  "exitall: refused: timing raidsim does not model yet");
+  expect_refusal ("[j]\niodepth_low=1\n", 2,
+                  "iodepth_low=1: refused: timing raidsim does not model "
+                  "yet");
   expect_refusal ("[j]\nread_iolog=trace.log\n", 2,
                   "read_iolog=trace.log: refused: trace replay, which "
                   "raidsim does not do yet (issue 15, item 2)");
-  jf = load_text ("[j]\nfsync=0\nsync=none\nnrfiles=1\nexitall=0\n");
-  ck_assert_str_eq (jf->noted, "fsync, sync, nrfiles, exitall");
+  jf = load_text ("[j]\nfsync=0\nsync=none\nnrfiles=1\nverify_only=0\n");
+  ck_assert_str_eq (jf->noted, "fsync, sync, nrfiles, verify_only");
   raidsim_jobfile_free (jf);
 }
 END_TEST
@@ -1444,6 +1445,45 @@ START_TEST (zoned_as_fio)
 }
 END_TEST
 
+/* exitall, as fio 3.33's: once any section has it (even exitall=0: its
+ * callback sets a global flag whatever the value), each thread that
+ * finishes stops the threads its exit_what names.  a does 5 reads of
+ * 100 us and finishes at 0.5 ms; b, in a's reporting group, stops
+ * then, after 5 or 6 reads instead of 1000; d, after a new_group,
+ * goes on.  exit_what=stonewall stops every thread that has started,
+ * d too, but not the next stonewall group (e); exit_what=all stops e
+ * as well, before it starts.  Mutants killed: exitall ignored,
+ * exitall=0 taken as off, the reporting groups ignored, not-started
+ * threads stopped by stonewall, or not by all.
+ */
+START_TEST (exitall_as_fio)
+{
+  static const char *const what[] = { "group", "stonewall", "all" };
+  unsigned k;
+
+  for (k = 0; k < 3; ++k) {
+    struct sim_test_run r;
+    char text[512];
+
+    snprintf (text, sizeof text,
+              "[global]\nrw=read\nsize=1m\nexitall=0\n"
+              "[a]\nnumber_ios=5\nexit_what=%s\n"
+              "[b]\nnumber_ios=1000\n"
+              "[d]\nnew_group\nnumber_ios=50\n"
+              "[e]\nstonewall\nnumber_ios=3\n", what[k]);
+    run_job (&r, text, 0);
+    ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[0].ios, 5);
+    ck_assert_uint_le (raidsim_sim_job (r.s, 1)->dir[0].ios, 6);
+    if (k == 0)
+      ck_assert_uint_eq (raidsim_sim_job (r.s, 2)->dir[0].ios, 50);
+    else
+      ck_assert_uint_le (raidsim_sim_job (r.s, 2)->dir[0].ios, 6);
+    ck_assert_uint_eq (raidsim_sim_job (r.s, 3)->dir[0].ios, k == 2 ? 0 : 3);
+    sim_test_done (&r);
+  }
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1539,6 +1579,7 @@ fio_suite (void)
   tcase_add_test (tc, blockalign);
   tcase_add_test (tc, fill_device_and_filesize);
   tcase_add_test (tc, wait_for_job);
+  tcase_add_test (tc, exitall_as_fio);
   suite_add_tcase (s, tc);
   return s;
 }
