@@ -1484,6 +1484,42 @@ START_TEST (exitall_as_fio)
 }
 END_TEST
 
+/* Every job file in tests/data/fio opens with a comment that says how
+ * to run it, loads, and runs, each job doing some I/O.
+ */
+START_TEST (data_files_run)
+{
+  static const char *const files[] = {
+    "as-written", "bare", "sizes", "regions", "paced", "distributions",
+  };
+  unsigned i, k;
+
+  for (i = 0; i < sizeof files / sizeof files[0]; ++i) {
+    char path[512], line[512];
+    struct sim_test_run r;
+    bool seen_run = false;
+    FILE *fp;
+
+    snprintf (path, sizeof path, SRCDIR "/tests/data/fio/%s.fio", files[i]);
+    fp = fopen (path, "r");
+    ck_assert_msg (fp != NULL, "%s", path);
+    while (fgets (line, sizeof line, fp) && line[0] == ';')
+      if (strstr (line, "build/raidsim/raidsim "))
+        seen_run = true;
+    fclose (fp);
+    ck_assert_msg (seen_run, "%s: no command in its opening comment", path);
+    sim_test_run (&r, SRCDIR "/configs/arrays/raid0-2x-fixed.ini", path, 1);
+    for (k = 0; k < raidsim_sim_njobs (r.s); ++k) {
+      const struct raidsim_job_result *res = raidsim_sim_job (r.s, k);
+
+      ck_assert_msg (res->dir[0].ios + res->dir[1].ios > 0, "%s: job %s "
+                     "did nothing", path, res->job->name);
+    }
+    sim_test_done (&r);
+  }
+}
+END_TEST
+
 /* docs/fio-jobs.md contains the reference that the tables generate,
  * between its two markers.  Print it: build/tests/unit/test-sim-fio
  * --doc
@@ -1540,6 +1576,7 @@ fio_suite (void)
   tcase_add_test (tc, noted_options_change_nothing);
   tcase_add_test (tc, refusals_name_option_and_reason);
   tcase_add_test (tc, reference_doc_is_current);
+  tcase_add_test (tc, data_files_run);
   suite_add_tcase (s, tc);
   tc = tcase_create ("block sizes");
   tcase_add_test (tc, bs_read_write);
