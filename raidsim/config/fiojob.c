@@ -2116,7 +2116,9 @@ static const struct { enum why why; const char *text; } doc_extras[] = {
   { W_HOST, "`ioengine=external:...`" },
   { W_TRIM, "`rw=trim`, `rw=randtrim`, `rw=trimwrite`, `rw=randtrimwrite`" },
   { W_ZONED, "`zonemode=zbd`, sizes in zones (`size=10z`)" },
-  { W_NOTYET, "`rw=...:N`" },
+  { W_NOTYET, "`random_distribution=zoned_abs`, `zonemode=strided` with "
+    "several block sizes or a random_distribution" },
+  { W_FILES, "`filesize=LOW-HIGH`" },
   { 0, NULL },
 };
 
