@@ -136,6 +136,10 @@ struct raidsim_worker {
   raidsim_ns t0;                /* when the thread started; 0 by default */
   bool stopped;
 
+  bool general;                 /* any feature beyond fio's plain jobs
+                                 * (then the general path draws) */
+  uint64_t ios_limit;           /* size_ios x loops */
+  uint64_t number_limit;        /* number_ios x loops */
   uint64_t loops;               /* passes to make, unless time_based */
   uint64_t pass;                /* passes started, less one */
   uint64_t loop_key;            /* state of the keys of new passes */

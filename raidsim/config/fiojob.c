@@ -1513,7 +1513,7 @@ parse_zone_dir (struct loader *ld, const struct raidsim_ini_entry *e,
                 const char *key, char *text, unsigned *nzones,
                 struct raidsim_zone_split *z)
 {
-  unsigned n = 0, asum = 0, ssum = 0, amiss = 0, smiss = 0, i;
+  unsigned n = 0, asum = 0, ssum = 0, smiss = 0, i;
   char *entry, *save = NULL;
 
   for (entry = strtok_r (text, ":", &save); entry;
@@ -1549,7 +1549,6 @@ parse_zone_dir (struct loader *ld, const struct raidsim_ini_entry *e,
     smiss += sz == 0;
     n++;
   }
-  (void) amiss;
   if (asum != 100 || ssum > 100) {
     raidsim_set_error ("%s:%u: %s: the %s percentages add up to %u, %s 100",
                        ld->ini->path, e->line, key,

@@ -559,7 +559,8 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   while (t->inflight < t->w.job->iodepth) {
     struct hreq *h = s->free_hreqs;
     struct split_ctx ctx = { s, h, now };
-    raidsim_ns at = raidsim_worker_ready (&t->w, now, t->inflight);
+    raidsim_ns at = t->w.timed ? raidsim_worker_ready (&t->w, now,
+                                                       t->inflight) : now;
 
     if (at > now) {
       if (at != RAIDSIM_NEVER && (!raidsim_event_scheduled (&t->wake) ||

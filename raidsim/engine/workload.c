@@ -294,9 +294,14 @@ raidsim_worker_init_region (struct raidsim_worker *w,
   sm ^= (uint64_t) thread_index * UINT64_C (0xc2b2ae3d27d4eb4f);
   raidsim_rng_seed (&w->rng, raidsim_splitmix64 (&sm));
   w->loops = r->loops ? r->loops : 1;
+  w->ios_limit = r->size_ios * w->loops;
+  w->number_limit = j->number_ios * w->loops;
   w->wrap = j->time_based || j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE];
   w->next_dir = -1;
   w->timed = raidsim_job_timed (j);
+  w->general = w->variable || w->timed || w->loops > 1 || j->zonemode ||
+    j->seq_add || j->seq_nr > 1 ||
+    j->random_distribution != RAIDSIM_DIST_RANDOM;
   if (!w->variable) {
     raidsim_perm_init (&w->perm, r->nblocks, raidsim_splitmix64 (&sm));
     w->loop_key = raidsim_splitmix64 (&sm);
@@ -659,6 +664,45 @@ paced (struct raidsim_worker *w, enum raidsim_dir d, uint64_t len)
   }
 }
 
+/* The next request of a job with any of the features beyond fio's
+ * plain jobs: several block sizes, loops, strided zones, the rw suffix,
+ * a random_distribution, pacing.  Returns false if the thread is done.
+ */
+static bool
+next_general (struct raidsim_worker *w, struct raidsim_hostreq *req)
+{
+  const struct raidsim_job *j = w->job;
+  uint64_t block;
+
+  if (!w->variable && w->loops > 1 && !j->time_based &&
+      w->issued == w->size_ios * (w->pass + 1))
+    new_loop (w);
+  if (w->variable)
+    return next_variable (w, req);
+  req->dir = pick_dir (w);
+  req->len = j->bs;
+  if (w->strided) {
+    req->offset = w->start + strided_next (w, req->dir);
+    return true;
+  }
+  if (j->seq_add || (w->random && j->seq_nr > 1))
+    return next_suffix (w, req);
+  if (w->random && w->dist == RAIDSIM_DIST_ZONED)
+    block = zoned_next (w, req->dir, w->nblocks);
+  else if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
+    block = dist_next (w);
+  else if (w->random && j->norandommap)
+    block = raidsim_rng_below (&w->rng, w->nblocks);
+  else if (w->random)
+    block = raidsim_perm_next (&w->perm);
+  else {
+    block = w->seq_block[req->dir];
+    w->seq_block[req->dir] = block + 1 == w->nblocks ? 0 : block + 1;
+  }
+  req->offset = w->start + block * j->bs;
+  return true;
+}
+
 bool
 raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
                      struct raidsim_hostreq *req)
@@ -669,39 +713,26 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   if (w->stopped)
     return false;
   req->measured = now >= w->t0 + j->ramp_time;
-  if ((!w->variable && !j->time_based &&
-       w->issued >= w->size_ios * w->loops) ||
+  if ((!w->variable && !j->time_based && w->issued >= w->ios_limit) ||
       (req->measured &&
        ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
-        (j->number_ios && w->ios >= j->number_ios * w->loops)))) {
+        (j->number_ios && w->ios >= w->number_limit)))) {
     w->stopped = true;
     return false;
   }
-  if (!w->variable && w->loops > 1 && !j->time_based &&
-      w->issued == w->size_ios * (w->pass + 1))
-    new_loop (w);
 
-  if (w->variable) {
-    if (!next_variable (w, req))
-      goto stop;
+  if (w->general) {
+    if (!next_general (w, req)) {
+      w->stopped = true;
+      return false;
+    }
   }
   else {
+    /* fio's plain jobs: one block size, a random map or none, or
+     * sequential blocks, one pass.
+     */
     req->dir = pick_dir (w);
-    if (w->strided) {
-      req->offset = w->start + strided_next (w, req->dir);
-      req->len = j->bs;
-      goto issued;
-    }
-    if (j->seq_add || (w->random && j->seq_nr > 1)) {
-      if (!next_suffix (w, req))
-        goto stop;
-      goto issued;
-    }
-    if (w->random && w->dist == RAIDSIM_DIST_ZONED)
-      block = zoned_next (w, req->dir, w->nblocks);
-    else if (w->random && w->dist != RAIDSIM_DIST_RANDOM)
-      block = dist_next (w);
-    else if (w->random && j->norandommap)
+    if (w->random && j->norandommap)
       block = raidsim_rng_below (&w->rng, w->nblocks);
     else if (w->random)
       block = raidsim_perm_next (&w->perm);
@@ -712,15 +743,10 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     req->offset = w->start + block * j->bs;
     req->len = j->bs;
   }
- issued:
   w->issued++;
   if (req->measured)
     w->ios++;
   if (w->timed)
     paced (w, req->dir, req->len);
   return true;
-
- stop:
-  w->stopped = true;
-  return false;
 }
