@@ -777,7 +777,7 @@ END_TEST
  * visiting every block once, in a new order each time; of a sequential
  * mixed job, each pass starts again at the region's start.  Mutants
  * killed: loops ignored (16), passes that repeat one order, positions
- * not reset between passes.
+ * not reset between passes, number_ios not multiplied by loops.
  */
 START_TEST (loops_make_passes)
 {
@@ -805,6 +805,14 @@ START_TEST (loops_make_passes)
   n = drain ("[j]\nrw=rw\nbs=64k\nsize=1m\nloops=2\n", MiB * 64, q, 200);
   ck_assert_uint_eq (n, 32);
   ck_assert_uint_eq (q[16].offset, 0);
+  /* number_ios counts over all passes (fio's exceeds_number_ios takes
+   * number_ios x loops): 4 x 3 = 12 reads, the first 12 blocks.
+   */
+  n = drain ("[j]\nrw=read\nbs=64k\nsize=1m\nloops=3\nnumber_ios=4\n",
+             MiB * 64, q, 200);
+  ck_assert_uint_eq (n, 12);
+  for (i = 0; i < n; ++i)
+    ck_assert_uint_eq (q[i].offset, i * 64 * KiB);
   /* Each pass starts with a full map, as fio resets it: a pass of 8
    * I/Os (io_size) over 16 blocks does not go on with the blocks the
    * first left.  Two fresh passes share no block with probability
