@@ -53,8 +53,8 @@
  * of region first starts over (sequentially from the region's start,
  * randomly with a new pass), as fio does.  loops makes that many
  * passes, each from the region's start and, for random jobs with a
- * map, in a new order; number_ios then counts per pass, as fio's
- * exceeds_number_ios does.
+ * map, in a new order; number_ios is then multiplied by loops, as in
+ * fio's exceeds_number_ios.
  *
  * fio's rw suffix (str_rw_cb, get_next_seq_offset): rw=read:N starts
  * each sequential I/O N bytes after the end of the last (N < 0: before

@@ -175,7 +175,8 @@ const struct raidsim_param raidsim_fio_params[] = {
     .def = "1", .min = 1, .unit = "passes",
     .help = "Passes each thread makes, each from the region's start (for "
     "a random job, a new random order), each doing size (or io_size) "
-    "bytes; number_ios applies to each.  time_based ignores it." },
+    "bytes; number_ios is multiplied by it, as fio does.  time_based "
+    "ignores it." },
   { .name = "startdelay", .type = RAIDSIM_PT_FIO_TIME,
     .offset = J (startdelay), .def = "0", .min = 0,
     .help = "Start each thread this long after its group (the run, or its "
