@@ -957,7 +957,8 @@ type_doc (const struct raidsim_param *p, char *buf, size_t len)
     snprintf (buf, len, "fio integer (k, m, g = 1024^n)");
     break;
   case RAIDSIM_PT_FIO_TIME:
-    snprintf (buf, len, "fio time (default unit s)");
+    /* Its unit is the one a bare number has (fio's thinktime: us). */
+    snprintf (buf, len, "fio time (default unit %s)", raidsim_param_unit (p));
     break;
   case RAIDSIM_PT_RATIO: snprintf (buf, len, "decimal number"); break;
   case RAIDSIM_PT_ENUM:
