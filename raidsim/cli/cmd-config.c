@@ -70,8 +70,14 @@ check_file (const char *path)
       return -1;
     printf ("; %s: %u job%s\n", path, jf->njobs, jf->njobs == 1 ? "" : "s");
     for (i = 0; i < jf->njobs; ++i) {
+      char buf[RAIDSIM_STR_MAX + 64];
+      unsigned o;
+
       printf ("[%s]\n", jf->jobs[i].name);
-      print_params (raidsim_fio_params, &jf->jobs[i]);
+      for (o = 0; o < RAIDSIM_FIO_NOPTS; ++o) {
+        raidsim_job_format_opt (&jf->jobs[i], o, buf, sizeof buf);
+        printf ("%s = %s\n", raidsim_fio_params[o].name, buf);
+      }
     }
     raidsim_jobfile_free (jf);
     return 0;

@@ -153,6 +153,7 @@ cmd_run (int argc, char **argv)
     fprintf (stderr, "%s: --workload: %s\n", CMD, raidsim_error ());
     goto out;
   }
+  raidsim_jobfile_print_noted (stderr, CMD, jf);
   if (print_jobs) {
     printf ("; %s for %s (raidsim run --print-jobs)\n", workload,
             argv[optind]);

@@ -873,8 +873,10 @@ raidsim_config_reference (FILE *fp, bool markdown)
   if (markdown)
     fprintf (fp,
              "`[global]` sets defaults for the job sections after it; every "
-             "other section is a job, and all jobs run at once.  Any fio "
-             "option not listed here is an error.  Numbers take fio's "
+             "other section is a job, and all jobs run at once.  fio's other "
+             "options are noted (accepted, with no effect on the model) or "
+             "refused: docs/fio-jobs.md lists which, and why.  Numbers take "
+             "fio's "
              "suffixes with fio's default meaning (`kb_base=1024`): `4k` and "
              "`4kb` are 4096, while `4kib` is 4000, the reverse of IEC, "
              "which fio keeps for old job files.  A `numjobs` job is reported "

@@ -863,7 +863,8 @@ raidsim_params_defaults (const struct raidsim_param *table, void *base)
   for (p = table; p->name; ++p) {
     void *field = (char *) base + p->offset;
 
-    if (p->def == NULL) {
+    /* No default, or an empty string (an option that is not set). */
+    if (p->def == NULL || (p->type == RAIDSIM_PT_STRING && !*p->def)) {
       switch (p->type) {
       case RAIDSIM_PT_BOOL: *(bool *) field = false; break;
       case RAIDSIM_PT_ENUM: *(int *) field = p->enums[0].value; break;
@@ -994,7 +995,8 @@ type_doc (const struct raidsim_param *p, char *buf, size_t len)
     snprintf (buf, len, "fio integer (k, m, g = 1024^n)");
     break;
   case RAIDSIM_PT_FIO_TIME:
-    snprintf (buf, len, "fio time (default unit s)");
+    /* Its unit is the one a bare number has (fio's thinktime: us). */
+    snprintf (buf, len, "fio time (default unit %s)", raidsim_param_unit (p));
     break;
   case RAIDSIM_PT_RATIO: snprintf (buf, len, "decimal number"); break;
   case RAIDSIM_PT_ENUM:
@@ -1072,15 +1074,17 @@ raidsim_params_doc (FILE *fp, const struct raidsim_param *table,
     if (markdown) {
       fprintf (fp, "| `%s` | %s | %s | %s%s%s | %s | %s",
                p->name, type, unit,
-               p->def ? "`" : "", p->def ? p->def : "required",
-               p->def ? "`" : "", range, p->help);
+               p->def && *p->def ? "`" : "",
+               !p->def ? "required" : *p->def ? p->def : "none",
+               p->def && *p->def ? "`" : "", range, p->help);
       if (p->old_name)
         fprintf (fp, " The old spelling `%s` is still read.", p->old_name);
       fprintf (fp, " |\n");
     }
     else {
       fprintf (fp, "  %s = %s\n", p->name, type);
-      fprintf (fp, "      default: %s", p->def ? p->def : "(required)");
+      fprintf (fp, "      default: %s",
+               !p->def ? "(required)" : *p->def ? p->def : "(none)");
       if (*range)
         fprintf (fp, "; range: %s", range);
       if (*unit)

@@ -414,7 +414,7 @@ raidsim_jobfile_write (FILE *fp, const struct raidsim_jobfile *jf)
                "reports\n");
     for (o = 0; o < RAIDSIM_FIO_NOPTS; ++o) {
       const struct raidsim_param *p = &raidsim_fio_params[o];
-      char buf[64];
+      char buf[RAIDSIM_STR_MAX + 64];
 
       if (j->opt_line[o] == 0)
         continue;
@@ -423,7 +423,7 @@ raidsim_jobfile_write (FILE *fp, const struct raidsim_jobfile *jf)
           fprintf (fp, "%s\n", p->name);
         continue;
       }
-      raidsim_param_format (p, (const char *) j + p->offset, buf, sizeof buf);
+      raidsim_job_format_opt (j, o, buf, sizeof buf);
       fprintf (fp, "%s=%s\n", p->name, buf);
     }
   }

@@ -66,6 +66,12 @@ struct thread {
   struct raidsim_job_result *res;
   unsigned inflight;
   bool finished;                /* stopped issuing, nothing in flight */
+  /* For a job that paces itself (rate, thinktime, startdelay): when to
+   * try again to issue.
+   */
+  struct raidsim_sim *sim;
+  struct raidsim_event wake;
+  bool started;                 /* its group (or waitee) has let it go */
 };
 
 /* Commands whose data is crossing the links, to or from one member.
@@ -131,6 +137,7 @@ struct raidsim_sim {
   /* Stonewall groups run one after another (fiojob.h). */
   unsigned group;               /* the one running */
   unsigned group_left;          /* its threads not yet finished */
+  bool waiting;                 /* some job waits for another (wait_for) */
 
   struct hreq *hreqs, *free_hreqs;
   struct cmd *cmds, *free_cmds;
@@ -558,13 +565,76 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   return 0;
 }
 
-/* A thread has stopped and its last request is done; the last thread
- * of a group to finish starts the next group.
+static void start_thread (struct raidsim_sim *s, unsigned i, raidsim_ns now);
+static void thread_finished (struct raidsim_sim *s, struct thread *t,
+                             raidsim_ns now);
+
+/* exitall (fio's fio_terminate_threads): thread t has finished, and the
+ * threads its job's exit_what names stop issuing.  Their I/O in flight
+ * completes; one with none finishes now, one not started yet finishes
+ * as it starts.
+ */
+static void
+exit_all (struct raidsim_sim *s, const struct thread *t, raidsim_ns now)
+{
+  const struct raidsim_job *job = t->w.job;
+  unsigned i;
+
+  for (i = 0; i < s->nthreads; ++i) {
+    struct thread *o = &s->threads[i];
+    bool hit;
+
+    if (o->finished || o->w.stopped)
+      continue;
+    switch (job->exit_what) {
+    case RAIDSIM_EXIT_GROUP:
+      hit = o->w.job->report_group == job->report_group;
+      break;
+    case RAIDSIM_EXIT_STONEWALL:
+      hit = o->started && o->w.t0 <= now;
+      break;
+    default:
+      hit = true;
+    }
+    if (hit)
+      o->w.stopped = true;
+  }
+  for (i = 0; i < s->nthreads; ++i) {
+    struct thread *o = &s->threads[i];
+
+    if (o->w.stopped && o->started && !o->finished && o->inflight == 0) {
+      raidsim_engine_cancel (s->engine, &o->wake);
+      thread_finished (s, o, now);
+    }
+  }
+}
+
+/* A thread has stopped and its last request is done.  If it was the
+ * last of its job, the jobs that wait_for it start; the last thread of
+ * a group to finish starts the next group.
  */
 static void
 thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
 {
+  const struct raidsim_job *job = t->w.job;
+  unsigned i;
+
   t->finished = true;
+  if (s->jf->exitall)
+    exit_all (s, t, now);
+  if (s->waiting) {
+    for (i = 0; i < s->nthreads; ++i)
+      if (s->threads[i].w.job == job && !s->threads[i].finished)
+        break;
+    if (i == s->nthreads)
+      for (i = 0; i < s->nthreads; ++i) {
+        const struct raidsim_job *w = s->threads[i].w.job;
+
+        if (w->waitee && &s->jf->jobs[w->waitee - 1] == job &&
+            w->group == s->group)
+          start_thread (s, i, now);
+      }
+  }
   if (--s->group_left == 0 && s->group + 1 < s->jf->ngroups)
     start_group (s, s->group + 1, now);
   else if (s->group_left == 0 && s->bg) {
@@ -627,13 +697,25 @@ bg_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
   bg_kick (s, raidsim_engine_now (e));
 }
 
-/* Top the thread up to iodepth requests in flight. */
+/* Top the thread up to iodepth requests in flight, as far as its
+ * pacing lets it (raidsim_worker_ready; always at once for a job that
+ * does not pace itself).
+ */
 static void
 issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
 {
   while (t->inflight < t->w.job->iodepth) {
     struct hreq *h = s->free_hreqs;
     struct split_ctx ctx = { s, h, now };
+    raidsim_ns at = t->w.timed ? raidsim_worker_ready (&t->w, now,
+                                                       t->inflight) : now;
+
+    if (at > now) {
+      if (at != RAIDSIM_NEVER && (!raidsim_event_scheduled (&t->wake) ||
+                                  t->wake.time != at))
+        schedule (s, &t->wake, at);
+      return;
+    }
 
     /* The pool holds iodepth requests for every thread, so it cannot be
      * empty while this thread is below its iodepth.
@@ -660,9 +742,44 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   }
 }
 
-/* Start every thread of stonewall group g at now: its times (ramp_time,
- * runtime) and its figures count from here.
+static void
+thread_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
+{
+  struct thread *t = container_of (ev, struct thread, wake);
+
+  issue (t->sim, t, raidsim_engine_now (e));
+}
+
+/* Start every thread of stonewall group g at now, or its startdelay
+ * later: its times (ramp_time, runtime) and its figures count from
+ * there, a job's from its first thread's start.
  */
+/* Whether thread i must wait for another job of its group (wait_for). */
+static bool
+waits (const struct raidsim_sim *s, unsigned i)
+{
+  const struct raidsim_job *j = s->threads[i].w.job;
+
+  return j->waitee && s->jf->jobs[j->waitee - 1].group == j->group;
+}
+
+/* Thread i starts now, or its startdelay later: its times and its
+ * job's figures count from there (a job's from its first thread).
+ */
+static void
+start_thread (struct raidsim_sim *s, unsigned i, raidsim_ns now)
+{
+  struct raidsim_job_result *r = s->threads[i].res;
+  raidsim_ns t0 = now + s->threads[i].w.delay;
+
+  s->threads[i].w.t0 = t0;
+  s->threads[i].started = true;
+  if (i == 0 || s->threads[i - 1].res != r ||
+      t0 + r->job->ramp_time < r->start)
+    r->start = r->end = t0 + r->job->ramp_time;
+  issue (s, &s->threads[i], now);
+}
+
 static void
 start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
 {
@@ -671,16 +788,11 @@ start_group (struct raidsim_sim *s, unsigned g, raidsim_ns now)
   s->group = g;
   s->group_left = 0;
   for (i = 0; i < s->nthreads; ++i)
-    if (s->threads[i].w.job->group == g) {
-      struct raidsim_job_result *r = s->threads[i].res;
-
-      s->group_left++;
-      s->threads[i].w.t0 = now;
-      r->start = r->end = now + r->job->ramp_time;
-    }
-  for (i = 0; i < s->nthreads; ++i)
     if (s->threads[i].w.job->group == g)
-      issue (s, &s->threads[i], now);
+      s->group_left++;
+  for (i = 0; i < s->nthreads; ++i)
+    if (s->threads[i].w.job->group == g && !waits (s, i))
+      start_thread (s, i, now);
 }
 
 /* ---- set-up ---- */
@@ -745,24 +857,28 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
   /* Check every job and size the pools for the worst case. */
   for (j = 0; j < jf->njobs; ++j) {
     const struct raidsim_job *job = &jf->jobs[j];
-    uint64_t start, nblocks, size_ios, reqs;
+    struct raidsim_region r;
+    uint64_t reqs;
 
-    if (raidsim_job_region (jf, job, s->array_size, &start, &nblocks,
-                            &size_ios) == -1)
-      goto err;
+    for (i = 0; i < job->numjobs; ++i)
+      if (raidsim_job_thread_region (jf, job, s->array_size, i, &r) == -1)
+        goto err;
     reqs = job->numjobs * job->iodepth;
     nhreqs += reqs;
-    ncmds += reqs * raidsim_array_max_cmds (s->array, job->bs);
+    ncmds += reqs * raidsim_array_max_cmds (s->array,
+                                            raidsim_job_max_bs (job));
     if (ncmds > MAX_CMDS) {
       raidsim_set_error ("%s:%u: iodepth: %" PRIu64 " threads x %" PRIu64
                          " I/Os of %" PRIu64 " bytes can split into more "
                          "than %" PRIu64 " member commands; use fewer "
                          "threads, a lower iodepth or a smaller bs",
                          jf->path, job->line, job->numjobs, job->iodepth,
-                         job->bs, MAX_CMDS);
+                         raidsim_job_max_bs (job), MAX_CMDS);
       goto err;
     }
     s->nthreads += job->numjobs;
+    if (job->waitee)
+      s->waiting = true;
     /* Member and link figures are counted from the end of the first
      * group's ramp: later groups start at times not known yet.
      */
@@ -771,9 +887,11 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     /* No member command is shorter than this: pieces end at request
      * and chunk boundaries, both multiples of it.
      */
-    {
-      uint64_t g = gcd64 (job->bs, job->offset);
+    for (i = 0; i < job->numjobs; ++i) {
+      uint64_t g;
 
+      raidsim_job_thread_region (jf, job, s->array_size, i, &r);
+      g = gcd64 (raidsim_job_bs_gcd (job), r.start);
       if (ac->level != RAIDSIM_LEVEL_SINGLE)
         g = gcd64 (g, ac->chunk);
       min_len = min_len ? gcd64 (min_len, g) : g;
@@ -822,16 +940,24 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->free_cmds = &s->cmds[i];
   }
 
-  /* A wake-up per model, the window, and the stream's if there is one. */
-  s->engine = raidsim_engine_new (s->nmembers + 2 + (s->bg != NULL));
+  /* A wake-up per model, the window, the background stream's if there
+   * is one, and one per thread of a job that paces itself.
+   */
+  {
+    size_t nwake = 0;
+
+    for (j = 0; j < jf->njobs; ++j)
+      if (raidsim_job_timed (&jf->jobs[j]))
+        nwake += jf->jobs[j].numjobs;
+    s->engine = raidsim_engine_new (s->nmembers + 2 + (s->bg != NULL)
+                                    + nwake);
+  }
   if (s->engine == NULL)
     goto nomem;
 
   for (j = 0, k = 0; j < jf->njobs; ++j) {
     const struct raidsim_job *job = &jf->jobs[j];
-    uint64_t start, nblocks, size_ios;
 
-    raidsim_job_region (jf, job, s->array_size, &start, &nblocks, &size_ios);
     s->jobs[j].job = job;
     s->jobs[j].start = job->ramp_time;  /* moved when its group starts */
     s->jobs[j].end = job->ramp_time;
@@ -840,9 +966,13 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     for (i = 0; i < RAIDSIM_NSTAGES; ++i)
       raidsim_hist_init (&s->jobs[j].stage[i]);
     for (i = 0; i < job->numjobs; ++i, ++k) {
+      struct raidsim_region r;
+
+      raidsim_job_thread_region (jf, job, s->array_size, i, &r);
       s->threads[k].res = &s->jobs[j];
-      raidsim_worker_init (&s->threads[k].w, job, start, nblocks, size_ios,
-                           seed, j, i);
+      s->threads[k].sim = s;
+      raidsim_event_init (&s->threads[k].wake, thread_wake_fire);
+      raidsim_worker_init_region (&s->threads[k].w, job, &r, seed, j, i);
     }
   }
 

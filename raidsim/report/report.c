@@ -628,12 +628,18 @@ report_table (FILE *fp, const struct raidsim_sim *s)
   for (i = 0; !scan && i < raidsim_sim_njobs (s); ++i) {
     const struct raidsim_job_result *r = raidsim_sim_job (s, i);
     const struct raidsim_job *j = r->job;
+    char bs[RAIDSIM_STR_MAX];
 
     if (j->hidden)
       continue;
-    fprintf (fp, "\njob %s: %s, bs %" PRIu64 ", iodepth %" PRIu64
+    /* Bytes for one size, as always; fio's syntax for several. */
+    if (raidsim_job_bs_fixed (j))
+      snprintf (bs, sizeof bs, "%" PRIu64, j->bs);
+    else
+      raidsim_job_bs_text (j, bs, sizeof bs);
+    fprintf (fp, "\njob %s: %s, bs %s, iodepth %" PRIu64
              ", numjobs %" PRIu64 "; %.3f ms counted\n",
-             j->name, raidsim_rw_name (j->rw), j->bs, j->iodepth, j->numjobs,
+             j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
              elapsed (r) / 1e6);
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
       const struct raidsim_histogram *h = &r->dir[d].lat;

@@ -312,15 +312,16 @@ START_TEST (fio_errors)
 {
   const char *p;
 
+  /* An option fio does not have (a typo) is an error. */
   p = sim_test_file ("j.fio", "[global]\nbs=4k\n\n[job1]\nrw=randread\n"
-                     "direct=1\n");
+                     "dierct=1\n");
   expect_error (raidsim_jobfile_load, p, 6,
-                "direct: fio option not in raidsim's subset "
+                "dierct: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   /* A fio flag without a value is an option too. */
-  p = sim_test_file ("j.fio", "[job1]\nruntime=10\ngroup_reporting\n");
+  p = sim_test_file ("j.fio", "[job1]\nruntime=10\ngroup_reportin\n");
   expect_error (raidsim_jobfile_load, p, 3,
-                "group_reporting: fio option not in raidsim's subset "
+                "group_reportin: fio option not in raidsim's subset "
                 "(see 'raidsim help config')");
   p = sim_test_file ("j.fio", "[job1]\ntime_based\n");
   expect_error (raidsim_jobfile_load, p, 2,
@@ -329,13 +330,21 @@ START_TEST (fio_errors)
   expect_error (raidsim_jobfile_load, p, 2, "bs: needs a value (bs = VALUE)");
   p = sim_test_file ("j.fio", "rw=read\n[job1]\n");
   expect_error (raidsim_jobfile_load, p, 1, "rw: option outside a job section");
-  p = sim_test_file ("j.fio", "[job1]\nrw=randread:8\n");
+  p = sim_test_file ("j.fio", "[job1]\nrw=randread:eight\n");
   expect_error (raidsim_jobfile_load, p, 2,
-                "rw: 'randread:8' is not one of read, write, randread, "
+                "rw: 'eight' is not an integer with an optional fio suffix "
+                "(k, m, g, t, p)");
+  p = sim_test_file ("j.fio", "[job1]\nrw=randred\n");
+  expect_error (raidsim_jobfile_load, p, 2,
+                "rw: 'randred' is not one of read, write, randread, "
                 "randwrite, rw, readwrite, randrw");
-  p = sim_test_file ("j.fio", "[job1]\nbs=4k,64k\n");
+  p = sim_test_file ("j.fio", "[job1]\nbs=4k,64k,4k,1k\n");
   expect_error (raidsim_jobfile_load, p, 2,
-                "bs: '4k,64k' is not an integer with an optional fio suffix "
+                "bs: '4k,64k,4k,1k': more than three values (reads, writes, "
+                "trims)");
+  p = sim_test_file ("j.fio", "[job1]\nbs=4k,64q\n");
+  expect_error (raidsim_jobfile_load, p, 2,
+                "bs: '64q' is not an integer with an optional fio suffix "
                 "(k, m, g, t, p)");
   p = sim_test_file ("j.fio", "[job1]\nruntime=1min\n");
   expect_error (raidsim_jobfile_load, p, 2,
@@ -626,7 +635,8 @@ START_TEST (tables_are_consistent)
 
     for (p = tables[i]; p->name; ++p) {
       ck_assert_msg (p->help && *p->help, "%s has no help", p->name);
-      if (p->def)
+      /* An empty string default is "not set" (fio's bssplit). */
+      if (p->def && !(p->type == RAIDSIM_PT_STRING && !*p->def))
         ck_assert_msg (raidsim_param_parse (p, p->def, scratch) == 0,
                        "%s", raidsim_error ());
     }
