@@ -125,7 +125,7 @@ struct raidsim_bg_result {
   raidsim_ns end;               /* it completed, or was stopped */
   raidsim_ns busy;              /* time the array was found busy */
   bool complete;                /* it reached the end of its work */
-  struct raidsim_histogram lat; /* each sync request, first command
+  struct raid_histogram lat; /* each sync request, first command
                                  * issued to last one finished */
 };
 

@@ -86,7 +86,7 @@ extern const char *const raidsim_stage_names[RAIDSIM_NSTAGES];
 
 struct raidsim_dir_result {
   uint64_t ios, bytes;
-  struct raidsim_histogram lat; /* completion latency, ns */
+  struct raid_histogram lat; /* completion latency, ns */
 };
 
 struct raidsim_job_result {
@@ -95,7 +95,7 @@ struct raidsim_job_result {
   raidsim_ns end;               /* last counted completion */
   struct raidsim_dir_result dir[RAIDSIM_NDIRS];
   /* Both directions' measured requests, ns (enum raidsim_stage). */
-  struct raidsim_histogram stage[RAIDSIM_NSTAGES];
+  struct raid_histogram stage[RAIDSIM_NSTAGES];
 };
 
 struct raidsim_member_result {

@@ -36,23 +36,23 @@ snapshot (struct io_stats *s, struct io_stats *copy)
 }
 
 static json_object *
-latency_json (const struct raidsim_histogram *h)
+latency_json (const struct raid_histogram *h)
 {
   json_object *o = json_object_new_object ();
 
   json_object_object_add (o, "count", json_object_new_uint64 (h->count));
   json_object_object_add (o, "mean",
-                          json_object_new_double (raidsim_hist_mean (h)));
+                          json_object_new_double (raid_hist_mean (h)));
   json_object_object_add (o, "min",
-                          json_object_new_uint64 (raidsim_hist_min (h)));
+                          json_object_new_uint64 (raid_hist_min (h)));
   json_object_object_add (o, "max",
-                          json_object_new_uint64 (raidsim_hist_max (h)));
+                          json_object_new_uint64 (raid_hist_max (h)));
   json_object_object_add (o, "p50", json_object_new_uint64
-                          (raidsim_hist_percentile (h, 50)));
+                          (raid_hist_percentile (h, 50)));
   json_object_object_add (o, "p95", json_object_new_uint64
-                          (raidsim_hist_percentile (h, 95)));
+                          (raid_hist_percentile (h, 95)));
   json_object_object_add (o, "p99", json_object_new_uint64
-                          (raidsim_hist_percentile (h, 99)));
+                          (raid_hist_percentile (h, 99)));
   return o;
 }
 
@@ -206,11 +206,11 @@ summary_line (const char *what, struct io_stats *live, bool to_stderr)
            " ns), %" PRIu64 " zero, %" PRIu64 " trim, %" PRIu64
            " flush%s, max in flight %u",
            what, s->ops[MOP_READ], s->pieces[MOP_READ], s->bytes[MOP_READ],
-           raidsim_hist_percentile (&s->lat_read, 50),
-           raidsim_hist_percentile (&s->lat_read, 99),
+           raid_hist_percentile (&s->lat_read, 50),
+           raid_hist_percentile (&s->lat_read, 99),
            s->ops[MOP_WRITE], s->pieces[MOP_WRITE], s->bytes[MOP_WRITE],
-           raidsim_hist_percentile (&s->lat_write, 50),
-           raidsim_hist_percentile (&s->lat_write, 99),
+           raid_hist_percentile (&s->lat_write, 50),
+           raid_hist_percentile (&s->lat_write, 99),
            s->ops[MOP_ZERO], s->ops[MOP_TRIM], s->ops[MOP_FLUSH],
            errs, s->max_inflight);
   free (s);

@@ -9,8 +9,8 @@ void
 stats_init (struct io_stats *s)
 {
   pthread_mutex_init (&s->lock, NULL);
-  raidsim_hist_init (&s->lat_read);
-  raidsim_hist_init (&s->lat_write);
+  raid_hist_init (&s->lat_read);
+  raid_hist_init (&s->lat_write);
 }
 
 void
@@ -56,9 +56,9 @@ stats_done (struct io_stats *s, int op, uint64_t length, unsigned pieces,
     if (op != MOP_FLUSH)
       s->bytes[op] += length;
     if (op == MOP_READ)
-      raidsim_hist_record (&s->lat_read, lat);
+      raid_hist_record (&s->lat_read, lat);
     else if (op != MOP_FLUSH)
-      raidsim_hist_record (&s->lat_write, lat);
+      raid_hist_record (&s->lat_write, lat);
   }
   pthread_mutex_unlock (&s->lock);
 }

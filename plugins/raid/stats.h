@@ -51,7 +51,7 @@ struct io_stats {
   uint64_t bytes[5];
   uint64_t errors;
   unsigned inflight, max_inflight;
-  struct raidsim_histogram lat_read, lat_write;
+  struct raid_histogram lat_read, lat_write;
 };
 
 extern void stats_init (struct io_stats *s);

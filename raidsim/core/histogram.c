@@ -1,6 +1,6 @@
 /* raidsim: the log-linear latency histogram (see histogram.h).
  *
- * Bucket layout, with S = RAIDSIM_HIST_SUB_BITS:
+ * Bucket layout, with S = RAID_HIST_SUB_BITS:
  *   v < 2^S:       index v, one value per bucket;
  *   2^m <= v < 2^(m+1), m >= S:
  *                  index (m - S + 1) * 2^S + ((v >> (m - S)) - 2^S),
@@ -16,55 +16,55 @@
 
 #include "raidsim/histogram.h"
 
-#define S RAIDSIM_HIST_SUB_BITS
+#define S RAID_HIST_SUB_BITS
 
 void
-raidsim_hist_init (struct raidsim_histogram *h)
+raid_hist_init (struct raid_histogram *h)
 {
   memset (h, 0, sizeof *h);
   h->min = UINT64_MAX;
 }
 
 unsigned
-raidsim_hist_index (uint64_t v)
+raid_hist_index (uint64_t v)
 {
   unsigned m, shift;
 
-  if (v < RAIDSIM_HIST_SUB)
+  if (v < RAID_HIST_SUB)
     return v;
   m = 63 - __builtin_clzll (v);
   shift = m - S;
-  return (m - S + 1) * RAIDSIM_HIST_SUB + ((v >> shift) - RAIDSIM_HIST_SUB);
+  return (m - S + 1) * RAID_HIST_SUB + ((v >> shift) - RAID_HIST_SUB);
 }
 
 uint64_t
-raidsim_hist_bucket_low (unsigned index)
+raid_hist_bucket_low (unsigned index)
 {
-  unsigned octave = index / RAIDSIM_HIST_SUB;   /* m - S + 1, or 0 */
-  uint64_t sub = index % RAIDSIM_HIST_SUB;
+  unsigned octave = index / RAID_HIST_SUB;   /* m - S + 1, or 0 */
+  uint64_t sub = index % RAID_HIST_SUB;
 
   if (octave == 0)
     return index;
-  return (RAIDSIM_HIST_SUB + sub) << (octave - 1);
+  return (RAID_HIST_SUB + sub) << (octave - 1);
 }
 
 uint64_t
-raidsim_hist_bucket_high (unsigned index)
+raid_hist_bucket_high (unsigned index)
 {
-  unsigned octave = index / RAIDSIM_HIST_SUB;
+  unsigned octave = index / RAID_HIST_SUB;
 
   if (octave == 0)
     return index;
   /* Written so that the last bucket ends at UINT64_MAX, not 0. */
-  return raidsim_hist_bucket_low (index) + ((UINT64_C (1) << (octave - 1)) - 1);
+  return raid_hist_bucket_low (index) + ((UINT64_C (1) << (octave - 1)) - 1);
 }
 
 void
-raidsim_hist_record (struct raidsim_histogram *h, uint64_t v)
+raid_hist_record (struct raid_histogram *h, uint64_t v)
 {
   double delta;
 
-  h->bucket[raidsim_hist_index (v)]++;
+  h->bucket[raid_hist_index (v)]++;
   h->count++;
   h->sum += v;
   if (v < h->min)
@@ -77,8 +77,8 @@ raidsim_hist_record (struct raidsim_histogram *h, uint64_t v)
 }
 
 void
-raidsim_hist_merge (struct raidsim_histogram *dst,
-                    const struct raidsim_histogram *src)
+raid_hist_merge (struct raid_histogram *dst,
+                    const struct raid_histogram *src)
 {
   unsigned i;
   uint64_t n;
@@ -86,7 +86,7 @@ raidsim_hist_merge (struct raidsim_histogram *dst,
 
   if (src->count == 0)
     return;
-  for (i = 0; i < RAIDSIM_HIST_BUCKETS; ++i)
+  for (i = 0; i < RAID_HIST_BUCKETS; ++i)
     dst->bucket[i] += src->bucket[i];
   if (src->min < dst->min)
     dst->min = src->min;
@@ -102,13 +102,13 @@ raidsim_hist_merge (struct raidsim_histogram *dst,
 }
 
 uint64_t
-raidsim_hist_min (const struct raidsim_histogram *h)
+raid_hist_min (const struct raid_histogram *h)
 {
   return h->count ? h->min : 0;
 }
 
 uint64_t
-raidsim_hist_max (const struct raidsim_histogram *h)
+raid_hist_max (const struct raid_histogram *h)
 {
   return h->max;
 }
@@ -117,7 +117,7 @@ raidsim_hist_max (const struct raidsim_histogram *h)
  * run of identical latencies reports exactly that latency.
  */
 double
-raidsim_hist_mean (const struct raidsim_histogram *h)
+raid_hist_mean (const struct raid_histogram *h)
 {
   if (h->count == 0)
     return 0;
@@ -125,7 +125,7 @@ raidsim_hist_mean (const struct raidsim_histogram *h)
 }
 
 double
-raidsim_hist_stddev (const struct raidsim_histogram *h)
+raid_hist_stddev (const struct raid_histogram *h)
 {
   if (h->count < 2)
     return 0;
@@ -133,7 +133,7 @@ raidsim_hist_stddev (const struct raidsim_histogram *h)
 }
 
 uint64_t
-raidsim_hist_percentile (const struct raidsim_histogram *h, double p)
+raid_hist_percentile (const struct raid_histogram *h, double p)
 {
   uint64_t rank, seen = 0;
   unsigned i;
@@ -148,10 +148,10 @@ raidsim_hist_percentile (const struct raidsim_histogram *h, double p)
   rank = (uint64_t) ceil (p / 100.0 * h->count);
   if (rank < 1)
     rank = 1;
-  for (i = 0; i < RAIDSIM_HIST_BUCKETS; ++i) {
+  for (i = 0; i < RAID_HIST_BUCKETS; ++i) {
     seen += h->bucket[i];
     if (seen >= rank) {
-      uint64_t v = raidsim_hist_bucket_high (i);
+      uint64_t v = raid_hist_bucket_high (i);
       if (v > h->max)
         v = h->max;
       if (v < h->min)

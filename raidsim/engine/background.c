@@ -379,7 +379,7 @@ raidsim_bg_new (const struct raidsim_array_config *ac, struct raidsim_array *a,
   }
   else
     bg->res.total = bg->size;
-  raidsim_hist_init (&bg->res.lat);
+  raid_hist_init (&bg->res.lat);
   return bg;
 }
 
@@ -666,7 +666,7 @@ raidsim_bg_cmd_done (struct raidsim_bg *bg, void *tag, raidsim_ns now,
   bg->res.done += u->progress;
   bg->res.end = now;
   bg->res.busy = bg->busy_acc + (bg->busy ? now - bg->busy_since : 0);
-  raidsim_hist_record (&bg->res.lat, now - u->issued);
+  raid_hist_record (&bg->res.lat, now - u->issued);
   while (bg->count > 0 && bg->ring[bg->head].done) {
     bg->head = (bg->head + 1) % RING;
     bg->count--;

@@ -330,26 +330,26 @@ record_stages (struct raidsim_job_result *r, const struct hreq *h,
 {
   raidsim_ns link;
 
-  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_HOST_QUEUE],
+  raid_hist_add (&r->stage[RAIDSIM_STAGE_HOST_QUEUE],
                        h->issued - h->due);
   if (c->acked) {
-    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
+    raid_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
                          now - c->t_submit);
-    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], 0);
-    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_LINK], 0);
-    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE], 0);
-    raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE], 0);
+    raid_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], 0);
+    raid_hist_add (&r->stage[RAIDSIM_STAGE_LINK], 0);
+    raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE], 0);
+    raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE], 0);
     return;
   }
   link = c->io.dir == RAIDSIM_WRITE ? c->t_dev - c->t_issue
     : c->t_member - c->t_reaped;
-  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
+  raid_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
                        c->t_issue - c->t_submit);
-  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], now - c->t_member);
-  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_LINK], link);
-  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE],
+  raid_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], now - c->t_member);
+  raid_hist_add (&r->stage[RAIDSIM_STAGE_LINK], link);
+  raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE],
                        c->t_start - c->t_dev);
-  raidsim_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE],
+  raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE],
                        c->t_reaped - c->t_start);
 }
 
@@ -366,7 +366,7 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
     record_stages (t->res, h, c, now);
     d->ios++;
     d->bytes += h->req.len;
-    raidsim_hist_record (&d->lat, now - h->issued);
+    raid_hist_record (&d->lat, now - h->issued);
     if (now > t->res->end)
       t->res->end = now;
   }
@@ -962,9 +962,9 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     s->jobs[j].start = job->ramp_time;  /* moved when its group starts */
     s->jobs[j].end = job->ramp_time;
     for (i = 0; i < RAIDSIM_NDIRS; ++i)
-      raidsim_hist_init (&s->jobs[j].dir[i].lat);
+      raid_hist_init (&s->jobs[j].dir[i].lat);
     for (i = 0; i < RAIDSIM_NSTAGES; ++i)
-      raidsim_hist_init (&s->jobs[j].stage[i]);
+      raid_hist_init (&s->jobs[j].stage[i]);
     for (i = 0; i < job->numjobs; ++i, ++k) {
       struct raidsim_region r;
 

@@ -366,8 +366,8 @@ run_one (const struct raidsim_sweep *sw, unsigned run,
       p->ios[d] = r->dir[d].ios;
       p->iops[d] = raidsim_result_iops (r, d);
       p->bw[d] = raidsim_result_bw (r, d);
-      p->lat_mean[d] = raidsim_hist_mean (&r->dir[d].lat);
-      p->lat_p99[d] = raidsim_hist_percentile (&r->dir[d].lat, 99);
+      p->lat_mean[d] = raid_hist_mean (&r->dir[d].lat);
+      p->lat_p99[d] = raid_hist_percentile (&r->dir[d].lat, 99);
     }
     p->bottleneck_util = raidsim_sim_bottleneck (s, p->bottleneck,
                                                  sizeof p->bottleneck);

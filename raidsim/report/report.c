@@ -140,14 +140,14 @@ juint (uint64_t v)
 }
 
 static json_object *
-lat_object (const struct raidsim_histogram *h, bool with_percentiles)
+lat_object (const struct raid_histogram *h, bool with_percentiles)
 {
   json_object *o = json_object_new_object ();
 
-  json_object_object_add (o, "min", juint (raidsim_hist_min (h)));
-  json_object_object_add (o, "max", juint (raidsim_hist_max (h)));
-  json_object_object_add (o, "mean", jdouble (raidsim_hist_mean (h)));
-  json_object_object_add (o, "stddev", jdouble (raidsim_hist_stddev (h)));
+  json_object_object_add (o, "min", juint (raid_hist_min (h)));
+  json_object_object_add (o, "max", juint (raid_hist_max (h)));
+  json_object_object_add (o, "mean", jdouble (raid_hist_mean (h)));
+  json_object_object_add (o, "stddev", jdouble (raid_hist_stddev (h)));
   json_object_object_add (o, "N", juint (h->count));
   if (with_percentiles && h->count) {
     json_object *p = json_object_new_object ();
@@ -157,7 +157,7 @@ lat_object (const struct raidsim_histogram *h, bool with_percentiles)
       char key[32];
 
       snprintf (key, sizeof key, "%f", percentiles[i]);
-      json_object_object_add (p, key, juint (raidsim_hist_percentile
+      json_object_object_add (p, key, juint (raid_hist_percentile
                                              (h, percentiles[i])));
     }
     json_object_object_add (o, "percentile", p);
@@ -170,10 +170,10 @@ dir_object (const struct raidsim_job_result *r, enum raidsim_dir dir)
 {
   const struct raidsim_dir_result *d = &r->dir[dir];
   json_object *o = json_object_new_object ();
-  struct raidsim_histogram zero;
+  struct raid_histogram zero;
   double bw = raidsim_result_bw (r, dir);
 
-  raidsim_hist_init (&zero);
+  raid_hist_init (&zero);
   json_object_object_add (o, "io_bytes", juint (d->bytes));
   json_object_object_add (o, "io_kbytes", juint (d->bytes / 1024));
   json_object_object_add (o, "bw_bytes", juint ((uint64_t) bw));
@@ -199,12 +199,12 @@ stages_object (const struct raidsim_job_result *r)
   unsigned i;
 
   for (i = 0; i < RAIDSIM_NSTAGES; ++i) {
-    const struct raidsim_histogram *h = &r->stage[i];
+    const struct raid_histogram *h = &r->stage[i];
     json_object *st = json_object_new_object ();
 
-    json_object_object_add (st, "mean", jdouble (raidsim_hist_mean (h)));
-    json_object_object_add (st, "p50", juint (raidsim_hist_percentile (h, 50)));
-    json_object_object_add (st, "p99", juint (raidsim_hist_percentile (h, 99)));
+    json_object_object_add (st, "mean", jdouble (raid_hist_mean (h)));
+    json_object_object_add (st, "p50", juint (raid_hist_percentile (h, 50)));
+    json_object_object_add (st, "p99", juint (raid_hist_percentile (h, 99)));
     json_object_object_add (st, "N", juint (h->count));
     json_object_object_add (o, raidsim_stage_names[i], st);
   }
@@ -424,12 +424,12 @@ report_json (FILE *fp, const struct raidsim_sim *s)
 
 /* The latency columns of a CSV row, from min to max. */
 static void
-csv_lat (FILE *fp, const struct raidsim_histogram *h)
+csv_lat (FILE *fp, const struct raid_histogram *h)
 {
   fprintf (fp, "%" PRIu64 ",%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
-           PRIu64, raidsim_hist_min (h), raidsim_hist_mean (h),
-           raidsim_hist_percentile (h, 50), raidsim_hist_percentile (h, 95),
-           raidsim_hist_percentile (h, 99), raidsim_hist_max (h));
+           PRIu64, raid_hist_min (h), raid_hist_mean (h),
+           raid_hist_percentile (h, 50), raid_hist_percentile (h, 95),
+           raid_hist_percentile (h, 99), raid_hist_max (h));
 }
 
 /* With a background stream, one more row: its sync requests as the
@@ -473,7 +473,7 @@ report_csv (FILE *fp, const struct raidsim_sim *s)
     if (r->job->hidden)
       continue;
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
-      const struct raidsim_histogram *h = &r->dir[d].lat;
+      const struct raid_histogram *h = &r->dir[d].lat;
 
       if (!has_dir (r, d))
         continue;
@@ -516,7 +516,7 @@ static void
 table_sync (FILE *fp, const struct raidsim_array_config *ac,
             const struct raidsim_bg_result *r)
 {
-  const struct raidsim_histogram *h = &r->lat;
+  const struct raid_histogram *h = &r->lat;
   raidsim_ns t = r->end - r->start;
   char name[64], lo[32], hi[32], total[32], rest[32];
 
@@ -542,9 +542,9 @@ table_sync (FILE *fp, const struct raidsim_array_config *ac,
   fprintf (fp, "  %" PRIu64 " sync requests (%" PRIu64 " reads, %" PRIu64
            " writes), latency us: min %.3f, mean %.3f, p50 %.3f, p99 %.3f, "
            "max %.3f\n", r->units, r->ios[RAIDSIM_READ],
-           r->ios[RAIDSIM_WRITE], raidsim_hist_min (h) / 1e3,
-           raidsim_hist_mean (h) / 1e3, raidsim_hist_percentile (h, 50) / 1e3,
-           raidsim_hist_percentile (h, 99) / 1e3, raidsim_hist_max (h) / 1e3);
+           r->ios[RAIDSIM_WRITE], raid_hist_min (h) / 1e3,
+           raid_hist_mean (h) / 1e3, raid_hist_percentile (h, 50) / 1e3,
+           raid_hist_percentile (h, 99) / 1e3, raid_hist_max (h) / 1e3);
 }
 
 /* Where a job's time goes (sim.h), one line per stage. */
@@ -556,12 +556,12 @@ table_stages (FILE *fp, const struct raidsim_job_result *r)
   fprintf (fp, "  %-22s %10s %10s %10s\n", "stage us (last command)",
            "mean", "p50", "p99");
   for (i = 0; i < RAIDSIM_NSTAGES; ++i) {
-    const struct raidsim_histogram *h = &r->stage[i];
+    const struct raid_histogram *h = &r->stage[i];
 
     fprintf (fp, "    %-20s %10.3f %10.3f %10.3f\n", raidsim_stage_names[i],
-             raidsim_hist_mean (h) / 1e3,
-             raidsim_hist_percentile (h, 50) / 1e3,
-             raidsim_hist_percentile (h, 99) / 1e3);
+             raid_hist_mean (h) / 1e3,
+             raid_hist_percentile (h, 50) / 1e3,
+             raid_hist_percentile (h, 99) / 1e3);
   }
 }
 
@@ -642,7 +642,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
              j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
              elapsed (r) / 1e6);
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
-      const struct raidsim_histogram *h = &r->dir[d].lat;
+      const struct raid_histogram *h = &r->dir[d].lat;
       double bw = raidsim_result_bw (r, d);
 
       if (!has_dir (r, d))
@@ -652,11 +652,11 @@ report_table (FILE *fp, const struct raidsim_sim *s)
                bw / 1e6, bw / 1048576, r->dir[d].ios);
       fprintf (fp, "        latency us: min %.3f, mean %.3f, p50 %.3f, "
                "p95 %.3f, p99 %.3f, max %.3f\n",
-               raidsim_hist_min (h) / 1e3, raidsim_hist_mean (h) / 1e3,
-               raidsim_hist_percentile (h, 50) / 1e3,
-               raidsim_hist_percentile (h, 95) / 1e3,
-               raidsim_hist_percentile (h, 99) / 1e3,
-               raidsim_hist_max (h) / 1e3);
+               raid_hist_min (h) / 1e3, raid_hist_mean (h) / 1e3,
+               raid_hist_percentile (h, 50) / 1e3,
+               raid_hist_percentile (h, 95) / 1e3,
+               raid_hist_percentile (h, 99) / 1e3,
+               raid_hist_max (h) / 1e3);
     }
     table_stages (fp, r);
   }

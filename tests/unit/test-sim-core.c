@@ -359,37 +359,37 @@ START_TEST (hist_buckets_are_contiguous_and_tight)
 {
   unsigned i;
 
-  ck_assert_uint_eq (raidsim_hist_bucket_low (0), 0);
-  for (i = 0; i + 1 < RAIDSIM_HIST_BUCKETS; ++i) {
-    uint64_t lo = raidsim_hist_bucket_low (i), hi = raidsim_hist_bucket_high (i);
+  ck_assert_uint_eq (raid_hist_bucket_low (0), 0);
+  for (i = 0; i + 1 < RAID_HIST_BUCKETS; ++i) {
+    uint64_t lo = raid_hist_bucket_low (i), hi = raid_hist_bucket_high (i);
     ck_assert_uint_le (lo, hi);
-    ck_assert_uint_eq (raidsim_hist_bucket_low (i + 1), hi + 1);
-    ck_assert_uint_eq (raidsim_hist_index (lo), i);
-    ck_assert_uint_eq (raidsim_hist_index (hi), i);
+    ck_assert_uint_eq (raid_hist_bucket_low (i + 1), hi + 1);
+    ck_assert_uint_eq (raid_hist_index (lo), i);
+    ck_assert_uint_eq (raid_hist_index (hi), i);
     /* Width at most 1/256 of the bucket's values. */
-    ck_assert_uint_le ((hi - lo) * RAIDSIM_HIST_SUB, lo);
+    ck_assert_uint_le ((hi - lo) * RAID_HIST_SUB, lo);
   }
-  ck_assert_uint_eq (raidsim_hist_bucket_high (RAIDSIM_HIST_BUCKETS - 1),
+  ck_assert_uint_eq (raid_hist_bucket_high (RAID_HIST_BUCKETS - 1),
                      UINT64_MAX);
   for (i = 0; i < 256; ++i)
-    ck_assert_uint_eq (raidsim_hist_index (i), i);
+    ck_assert_uint_eq (raid_hist_index (i), i);
 }
 END_TEST
 
 START_TEST (hist_identical_values_are_exact)
 {
-  static struct raidsim_histogram h;
+  static struct raid_histogram h;
   unsigned i;
 
-  raidsim_hist_init (&h);
+  raid_hist_init (&h);
   for (i = 0; i < 1000; ++i)
-    raidsim_hist_record (&h, 118654);
-  ck_assert_uint_eq (raidsim_hist_min (&h), 118654);
-  ck_assert_uint_eq (raidsim_hist_max (&h), 118654);
-  ck_assert_double_eq (raidsim_hist_mean (&h), 118654);
-  ck_assert_double_eq_tol (raidsim_hist_stddev (&h), 0, 1e-9);
-  ck_assert_uint_eq (raidsim_hist_percentile (&h, 50), 118654);
-  ck_assert_uint_eq (raidsim_hist_percentile (&h, 99.99), 118654);
+    raid_hist_record (&h, 118654);
+  ck_assert_uint_eq (raid_hist_min (&h), 118654);
+  ck_assert_uint_eq (raid_hist_max (&h), 118654);
+  ck_assert_double_eq (raid_hist_mean (&h), 118654);
+  ck_assert_double_eq_tol (raid_hist_stddev (&h), 0, 1e-9);
+  ck_assert_uint_eq (raid_hist_percentile (&h, 50), 118654);
+  ck_assert_uint_eq (raid_hist_percentile (&h, 99.99), 118654);
 }
 END_TEST
 
@@ -399,36 +399,36 @@ END_TEST
  */
 START_TEST (hist_uniform_percentiles)
 {
-  static struct raidsim_histogram h, a, b;
+  static struct raid_histogram h, a, b;
   const uint64_t n = 100000;
   static const double ps[] = { 1, 10, 50, 90, 95, 99, 99.9 };
   uint64_t v;
   unsigned i;
 
-  raidsim_hist_init (&h);
-  raidsim_hist_init (&a);
-  raidsim_hist_init (&b);
+  raid_hist_init (&h);
+  raid_hist_init (&a);
+  raid_hist_init (&b);
   for (v = 1; v <= n; ++v) {
-    raidsim_hist_record (&h, v);
-    raidsim_hist_record (v % 2 ? &a : &b, v);
+    raid_hist_record (&h, v);
+    raid_hist_record (v % 2 ? &a : &b, v);
   }
-  ck_assert_uint_eq (raidsim_hist_min (&h), 1);
-  ck_assert_uint_eq (raidsim_hist_max (&h), n);
-  ck_assert_double_eq (raidsim_hist_mean (&h), (n + 1) / 2.0);
-  ck_assert_double_eq_tol (raidsim_hist_stddev (&h),
+  ck_assert_uint_eq (raid_hist_min (&h), 1);
+  ck_assert_uint_eq (raid_hist_max (&h), n);
+  ck_assert_double_eq (raid_hist_mean (&h), (n + 1) / 2.0);
+  ck_assert_double_eq_tol (raid_hist_stddev (&h),
                            sqrt ((double) n * (n + 1) / 12.0), 1e-6);
   for (i = 0; i < sizeof ps / sizeof ps[0]; ++i) {
     double exact = ps[i] / 100 * n;
-    uint64_t got = raidsim_hist_percentile (&h, ps[i]);
+    uint64_t got = raid_hist_percentile (&h, ps[i]);
     ck_assert_msg (got >= exact && got <= exact * (1 + 1.0 / 256) + 1,
                    "p%g: %lu, exact %g", ps[i], (unsigned long) got, exact);
   }
   /* Merging two halves gives the same histogram. */
-  raidsim_hist_merge (&a, &b);
+  raid_hist_merge (&a, &b);
   ck_assert_uint_eq (a.count, h.count);
   ck_assert_int_eq (memcmp (a.bucket, h.bucket, sizeof h.bucket), 0);
-  ck_assert_double_eq (raidsim_hist_mean (&a), raidsim_hist_mean (&h));
-  ck_assert_double_eq_tol (raidsim_hist_stddev (&a), raidsim_hist_stddev (&h),
+  ck_assert_double_eq (raid_hist_mean (&a), raid_hist_mean (&h));
+  ck_assert_double_eq_tol (raid_hist_stddev (&a), raid_hist_stddev (&h),
                            1e-6);
 }
 END_TEST

@@ -989,7 +989,7 @@ START_TEST (flash_buffer_absorbs_writes)
   sim_test_run (&r, single_array (FLASH_FAST "program_time = 200us\n"
                                   "cache_size = 1M\n"), j, 1);
   /* 100 writes of 4 KiB fit in 1 MiB: none waits for a program. */
-  ck_assert_uint_eq (raidsim_hist_max (&raidsim_sim_job (r.s, 0)
+  ck_assert_uint_eq (raid_hist_max (&raidsim_sim_job (r.s, 0)
                                        ->dir[RAIDSIM_WRITE].lat), 0);
   sim_test_done (&r);
 }

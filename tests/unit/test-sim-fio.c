@@ -884,7 +884,7 @@ START_TEST (rate_schedule)
                  "io_submit_mode=offload\nnumber_ios=100\nsize=64m\n", 0);
   ck_assert_uint_eq (res->end - res->start, 99 * MS + 100 * US);
   ck_assert_uint_eq (res->dir[RAIDSIM_READ].ios, 100);
-  ck_assert_uint_eq (raidsim_hist_max (&res->dir[RAIDSIM_READ].lat),
+  ck_assert_uint_eq (raid_hist_max (&res->dir[RAIDSIM_READ].lat),
                      100 * US);
   sim_test_done (&r);
 
@@ -1384,7 +1384,7 @@ START_TEST (wait_for_job)
   ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->start, 2000 * US);
   ck_assert_uint_eq (raidsim_sim_job (r.s, 1)->end, 2100 * US);
   /* Issued at 2 ms to an idle drive, not queued behind a's last. */
-  ck_assert_uint_eq (raidsim_hist_max (&raidsim_sim_job (r.s, 1)->dir[0].lat),
+  ck_assert_uint_eq (raid_hist_max (&raidsim_sim_job (r.s, 1)->dir[0].lat),
                      100 * US);
   sim_test_done (&r);
   expect_refusal ("[a]\nwait_for=b\n[b]\n", 2,

@@ -123,9 +123,9 @@ START_TEST (controller_slots_and_overhead)
                      "number_ios=400\n");
   sim_test_run (&r, a, j, 1);
   ck_assert_uint_eq (elapsed (&r, 0), 100 * 107 * US);
-  ck_assert_uint_eq (raidsim_hist_min (&raidsim_sim_job (r.s, 0)->dir[0].lat),
+  ck_assert_uint_eq (raid_hist_min (&raidsim_sim_job (r.s, 0)->dir[0].lat),
                      107 * US);
-  ck_assert_uint_eq (raidsim_hist_max (&raidsim_sim_job (r.s, 0)->dir[0].lat),
+  ck_assert_uint_eq (raid_hist_max (&raidsim_sim_job (r.s, 0)->dir[0].lat),
                      107 * US);
   sim_test_done (&r);
 }
@@ -251,7 +251,7 @@ START_TEST (raid1_writes_cost_the_slowest_copy)
 {
   struct sim_test_run r;
   const char *a, *j;
-  const struct raidsim_histogram *h;
+  const struct raid_histogram *h;
 
   dev_file ("fast.ini", "100us", 1, "");
   dev_file ("slow.ini", "100us", 1, "write_latency = 300us\n");
@@ -263,8 +263,8 @@ START_TEST (raid1_writes_cost_the_slowest_copy)
                      "size=1g\n");
   sim_test_run (&r, a, j, 1);
   h = &raidsim_sim_job (r.s, 0)->dir[RAIDSIM_WRITE].lat;
-  ck_assert_uint_eq (raidsim_hist_min (h), 300 * US);
-  ck_assert_uint_eq (raidsim_hist_max (h), 300 * US);
+  ck_assert_uint_eq (raid_hist_min (h), 300 * US);
+  ck_assert_uint_eq (raid_hist_max (h), 300 * US);
   ck_assert_uint_eq (elapsed (&r, 0), 100 * 300 * US);
   ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[RAIDSIM_WRITE], 100);
   ck_assert_uint_eq (raidsim_sim_member (r.s, 1)->ios[RAIDSIM_WRITE], 100);
@@ -273,7 +273,7 @@ START_TEST (raid1_writes_cost_the_slowest_copy)
   j = sim_test_file ("r.fio", "[r]\nrw=randread\nnumber_ios=100\nsize=1g\n");
   sim_test_run (&r, a, j, 1);
   h = &raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].lat;
-  ck_assert_uint_eq (raidsim_hist_max (h), 100 * US);
+  ck_assert_uint_eq (raid_hist_max (h), 100 * US);
   sim_test_done (&r);
 }
 END_TEST
@@ -286,7 +286,7 @@ START_TEST (coalescing_adds_its_timer_at_qd1)
   const raidsim_ns L = 100 * US, T = 50 * US;
   struct sim_test_run r;
   const char *a, *j;
-  const struct raidsim_histogram *h;
+  const struct raid_histogram *h;
 
   dev_file ("d.ini", "100us", 2, "");
   ctl_file ("c.ini", "coalesce_count = 2\ncoalesce_timer = 50us\n");
@@ -296,8 +296,8 @@ START_TEST (coalescing_adds_its_timer_at_qd1)
                      "number_ios=500\nsize=1g\n");
   sim_test_run (&r, a, j, 1);
   h = &raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].lat;
-  ck_assert_uint_eq (raidsim_hist_min (h), L + T);
-  ck_assert_uint_eq (raidsim_hist_max (h), L + T);
+  ck_assert_uint_eq (raid_hist_min (h), L + T);
+  ck_assert_uint_eq (raid_hist_max (h), L + T);
   ck_assert_rel (iops (&r, 0, RAIDSIM_READ), 1e9 / (L + T));
   sim_test_done (&r);
 
@@ -307,7 +307,7 @@ START_TEST (coalescing_adds_its_timer_at_qd1)
                      "number_ios=500\nsize=1g\n");
   sim_test_run (&r, a, j, 1);
   h = &raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].lat;
-  ck_assert_uint_eq (raidsim_hist_max (h), L);
+  ck_assert_uint_eq (raid_hist_max (h), L);
   ck_assert_rel (iops (&r, 0, RAIDSIM_READ), 2e9 / L);
   sim_test_done (&r);
 }

@@ -36,7 +36,7 @@ single (const char *latency, unsigned parallelism, const char *ctl)
                         "device = d.ini\ncontroller = c.ini\n");
 }
 
-static const struct raidsim_histogram *
+static const struct raid_histogram *
 stage (const struct sim_test_run *r, enum raidsim_stage st)
 {
   return &raidsim_sim_job (r->s, 0)->stage[st];
@@ -45,7 +45,7 @@ stage (const struct sim_test_run *r, enum raidsim_stage st)
 static double
 stage_mean (const struct sim_test_run *r, enum raidsim_stage st)
 {
-  return raidsim_hist_mean (stage (r, st));
+  return raid_hist_mean (stage (r, st));
 }
 
 /* Kills: service measured from arrival at the device (t_reaped - t_dev),
@@ -66,11 +66,11 @@ START_TEST (qd1_is_all_service)
     ck_assert_uint_eq (stage (&r, st)->count, 1000);
   ck_assert_double_eq (stage_mean (&r, RAIDSIM_STAGE_DEVICE_SERVICE),
                        100 * US);
-  ck_assert_uint_eq (raidsim_hist_percentile
+  ck_assert_uint_eq (raid_hist_percentile
                      (stage (&r, RAIDSIM_STAGE_DEVICE_SERVICE), 99), 100 * US);
   for (st = 0; st < RAIDSIM_NSTAGES; ++st)
     if (st != RAIDSIM_STAGE_DEVICE_SERVICE)
-      ck_assert_uint_eq (raidsim_hist_max (stage (&r, st)), 0);
+      ck_assert_uint_eq (raid_hist_max (stage (&r, st)), 0);
   sim_test_done (&r);
 }
 END_TEST
@@ -92,10 +92,10 @@ START_TEST (qd4_device_queue)
                      "number_ios=4\n");
   sim_test_run (&r, a, j, 1);
   ck_assert_double_eq (stage_mean (&r, RAIDSIM_STAGE_DEVICE_QUEUE), 150 * US);
-  ck_assert_uint_eq (raidsim_hist_percentile
+  ck_assert_uint_eq (raid_hist_percentile
                      (stage (&r, RAIDSIM_STAGE_DEVICE_QUEUE), 50),
-                     raidsim_hist_bucket_high (raidsim_hist_index (100 * US)));
-  ck_assert_uint_eq (raidsim_hist_percentile
+                     raid_hist_bucket_high (raid_hist_index (100 * US)));
+  ck_assert_uint_eq (raid_hist_percentile
                      (stage (&r, RAIDSIM_STAGE_DEVICE_QUEUE), 99), 300 * US);
   ck_assert_double_eq (stage_mean (&r, RAIDSIM_STAGE_DEVICE_SERVICE),
                        100 * US);
@@ -138,7 +138,7 @@ START_TEST (parallel_device_says_when_it_starts)
   ck_assert_double_eq (stage_mean (&r, RAIDSIM_STAGE_DEVICE_QUEUE), 50 * US);
   ck_assert_double_eq (stage_mean (&r, RAIDSIM_STAGE_DEVICE_SERVICE),
                        100 * US);
-  ck_assert_uint_eq (raidsim_hist_min
+  ck_assert_uint_eq (raid_hist_min
                      (stage (&r, RAIDSIM_STAGE_DEVICE_SERVICE)), 100 * US);
   sim_test_done (&r);
 }
@@ -278,20 +278,20 @@ START_TEST (uplink_is_the_bottleneck)
 }
 END_TEST
 
-/* raidsim_hist_add fills the same buckets, count, sum, min and max as
- * raidsim_hist_record.  Kills: an octave off by one in its inline index.
+/* raid_hist_add fills the same buckets, count, sum, min and max as
+ * raid_hist_record.  Kills: an octave off by one in its inline index.
  */
 START_TEST (hist_add_matches_record)
 {
-  static struct raidsim_histogram a, b;
+  static struct raid_histogram a, b;
   uint64_t v = 1;
   unsigned i;
 
-  raidsim_hist_init (&a);
-  raidsim_hist_init (&b);
+  raid_hist_init (&a);
+  raid_hist_init (&b);
   for (i = 0; i < 5000; ++i) {
-    raidsim_hist_add (&a, v >> (i % 64));
-    raidsim_hist_record (&b, v >> (i % 64));
+    raid_hist_add (&a, v >> (i % 64));
+    raid_hist_record (&b, v >> (i % 64));
     v = v * 6364136223846793005u + 1442695040888963407u;
   }
   ck_assert (memcmp (a.bucket, b.bucket, sizeof a.bucket) == 0);
