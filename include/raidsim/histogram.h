@@ -1,7 +1,6 @@
 /* raidsim core: the latency histogram that the plugin (one per member)
  * and the simulator (one per job and stage) both keep: constant size,
- * log-linear like
- * HdrHistogram.
+ * log-linear like HdrHistogram.
  *
  * Values below 2^RAID_HIST_SUB_BITS (256 ns) are counted exactly.
  * Above that, every power of two is cut into 2^RAID_HIST_SUB_BITS
