@@ -721,11 +721,15 @@ nbdm_close (struct member *m)
     return;
   if (np->nbd) {
     if (np->started) {
-      /* The reader sends the disconnect and sees the server close. */
+      /* The reader sends the disconnect and sees the server close.
+       * stopping first: the server may hang up before
+       * nbd_aio_disconnect returns, and the reader must not take that
+       * for a lost connection.
+       */
+      atomic_store (&np->stopping, true);
       if (nbd_aio_is_ready (np->nbd) &&
           nbd_aio_disconnect (np->nbd, 0) == -1)
         nbdkit_debug ("raid: member %s: %s", m->name, nbd_get_error ());
-      atomic_store (&np->stopping, true);
       kick (np);
       pthread_join (np->reader, NULL);
     }
@@ -1147,7 +1151,7 @@ reader (void *arg)
         r = nbd_aio_notify_write (np->nbd);
       if (r == -1 && atomic_load (&np->timed_out))
         logged_lost = true;
-      if (r == -1 && !logged_lost && !stopping) {
+      if (r == -1 && !logged_lost && !atomic_load (&np->stopping)) {
         logged_lost = true;
         nbdkit_error ("member %u (%s): the NBD connection is lost: %s; "
                       "every I/O to it fails from now on", np->m->index,
