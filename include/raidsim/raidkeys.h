@@ -78,6 +78,14 @@ extern int raid_settings_parse (struct raid_settings *s,
 extern int raid_settings_check (const struct raid_settings *s,
                                 unsigned nmembers);
 
+/* A whole decimal number from min to max.  Returns 0, or -1 with
+ * raid_geom_error () set to "KEY: 'VALUE' is not a whole number from
+ * MIN to MAX".  Shared by the keys here and the plugin's own.
+ */
+extern int raid_parse_uint (const char *key, const char *value,
+                            unsigned long min, unsigned long max,
+                            unsigned long *out);
+
 /* "  key=SYNTAX     help..." for --help: the key and syntax, then the
  * help wrapped to width columns and indented by indent, with the
  * enumerated values listed if help does not list them.  Returns a

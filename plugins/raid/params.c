@@ -158,15 +158,10 @@ parse_io (const char *key, const char *value)
 static int
 parse_inflight (const char *key, const char *value)
 {
-  char *end;
   unsigned long v;
 
-  errno = 0;
-  v = strtoul (value, &end, 10);
-  if (errno || end == value || *end || value[0] == '-' ||
-      v < 1 || v > MAX_INFLIGHT_MAX) {
-    nbdkit_error ("%s: '%s' is not a whole number from 1 to %d",
-                  key, value, MAX_INFLIGHT_MAX);
+  if (raid_parse_uint (key, value, 1, MAX_INFLIGHT_MAX, &v) == -1) {
+    nbdkit_error ("%s", raid_geom_error ());
     return -1;
   }
   params.max_inflight = v;
@@ -201,13 +196,9 @@ parse_timeout (const char *key, const char *value)
 static int
 parse_speed (const char *key, const char *value)
 {
-  char *end;
   unsigned long v;
 
-  errno = 0;
-  v = strtoul (value, &end, 10);
-  if (errno || end == value || *end || value[0] == '-' ||
-      v < 1 || v > 1000000000) {
+  if (raid_parse_uint (key, value, 1, 1000000000, &v) == -1) {
     nbdkit_error ("%s: '%s' is not a speed in KiB/s from 1 to 1000000000",
                   key, value);
     return -1;

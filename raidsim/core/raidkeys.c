@@ -73,8 +73,9 @@ parse_chunk (const char *value, uint64_t *chunk)
   return 0;
 }
 
-static int
-parse_copies (const char *value, unsigned *copies)
+int
+raid_parse_uint (const char *key, const char *value,
+                 unsigned long min, unsigned long max, unsigned long *out)
 {
   char *end;
   unsigned long v;
@@ -82,11 +83,22 @@ parse_copies (const char *value, unsigned *copies)
   errno = 0;
   v = strtoul (value, &end, 10);
   if (errno || end == value || *end || value[0] == '-' ||
-      v < 2 || v > RAID_MAX_MEMBERS) {
-    raid_set_error ("copies: '%s' is not a whole number from 2 to %d",
-                    value, RAID_MAX_MEMBERS);
+      v < min || v > max) {
+    raid_set_error ("%s: '%s' is not a whole number from %lu to %lu",
+                    key, value, min, max);
     return -1;
   }
+  *out = v;
+  return 0;
+}
+
+static int
+parse_copies (const char *value, unsigned *copies)
+{
+  unsigned long v;
+
+  if (raid_parse_uint ("copies", value, 2, RAID_MAX_MEMBERS, &v) == -1)
+    return -1;
   *copies = v;
   return 0;
 }
