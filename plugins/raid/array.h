@@ -15,6 +15,7 @@
 #include "raidsim/readpolicy.h"
 #include "member.h"
 #include "rangelock.h"
+#include "recovery.h"
 #include "stats.h"
 #include "sync.h"
 
@@ -75,6 +76,7 @@ struct raid_array {
   atomic_bool no_writes;
   struct raid_meta meta;
   struct raid_sync sync;        /* safe mode and resync (sync.h) */
+  struct raid_recovery rec;     /* rebuilds and spares (recovery.h) */
 };
 
 #endif
