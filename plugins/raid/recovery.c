@@ -922,6 +922,17 @@ recover (struct raid_array *a)
                     PRIu64, pos, len);
     pos += len;
 
+    /* A checkpoint: what is rebuilt is on disk, then the superblocks
+     * say how far.
+     */
+    if (pos - checkpoint >= size / 16 && pos < size) {
+      flush_members (a, set);
+      pthread_mutex_lock (&a->meta.lock);
+      record_positions_locked (a, live_set (a, set));
+      metadata_update_locked (a, "recovery checkpoint");
+      pthread_mutex_unlock (&a->meta.lock);
+      checkpoint = pos;
+    }
     /* md's throttle, as the resync's (sync.c). */
     now = stats_now_ns ();
     elapsed = now - mark_ns;
@@ -949,17 +960,6 @@ recover (struct raid_array *a)
     if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
       mark_ns = stats_now_ns ();
       mark_pos = pos;
-    }
-    /* A checkpoint: what is rebuilt is on disk, then the superblocks
-     * say how far.
-     */
-    if (pos - checkpoint >= size / 16 && pos < size) {
-      flush_members (a, set);
-      pthread_mutex_lock (&a->meta.lock);
-      record_positions_locked (a, live_set (a, set));
-      metadata_update_locked (a, "recovery checkpoint");
-      pthread_mutex_unlock (&a->meta.lock);
-      checkpoint = pos;
     }
     if (pos * 10 / size >= next_tenth && pos < size) {
       nbdkit_error ("recovery: %u%% done (%" PRIu64 " of %" PRIu64

@@ -1,0 +1,410 @@
+#!/bin/bash
+# raidsim tests: md's recovery (the rebuild of a member that is in the
+# array but not in sync) and hot spares (issue 13, item 4;
+# plugins/raid/recovery.h).  Members are made by raidsim create; every
+# member's bytes are checked against the layout with check-members (the
+# independent reference layout) at the end, and real mdadm --examine
+# reads the superblocks.  Orderings are forced, never timed: the
+# rebuild is held at 1 KiB/s (sync-speed-min=1 sync-speed-max=1: one
+# region, then a wait of 1024 s) where a test needs it unfinished, and
+# failures are switched on with nbdkit's error filter (error-file=) by
+# fio's exec_prerun at a chosen point of the job.
+#
+# spare    RAID 10 of 4 (one member an NBD export behind the error filter)
+#          with spare=s.img (blank).  fio (nbd engine) writes the first
+#          half, then its second job switches the failure on and writes
+#          the rest: the member fails, the spare takes over its role
+#          and is rebuilt; a third job reads everything back with
+#          read-policy=round-robin and verifies it.  After the rebuild,
+#          fio verifies again, and every member (the spare in the failed
+#          one's place) holds the layout's bytes.
+#          Mutant killed: take_spares never swapping (no takeover, s.img
+#          never written: check-members fails).
+# blank    RAID 1: member 0 replaced by a blank file at restart, served
+#          with read-policy=first (which reads member 0 whenever it
+#          may) and the rebuild held after its first region: the whole
+#          array reads back as written, never the blank member's zeros.
+#          mdadm --examine shows the checkpoint (Recovery Offset 2048
+#          sectors); the server is killed -9 there.
+#          Mutant killed: recovery_hide doing nothing (zeros read back).
+# restart  continues the blank scenario: restarted, still held, the log
+#          says the recovery goes on from array offset 1048576, and a
+#          read with read-policy=first still never returns zeros; then
+#          at full speed the rebuild ends, mdadm shows no recovery
+#          offset, and check-members passes on both members.
+#          Mutant killed: assembly ignoring MDSB_FEATURE_RECOVERY_OFFSET
+#          (the half-rebuilt member trusted: zeros read back).
+# readd    RAID 1 of a file and an NBD member: random data A, then the
+#          NBD member fails (error filter) and fio writes pattern B over
+#          the whole array, degraded.  Restarted with the old member as
+#          a plain file (stale: events behind), it is re-added and
+#          rebuilt while fio writes and verifies again with
+#          read-policy=round-robin (the rebuild held, so fio runs all
+#          through it); then at full speed it ends, and check-members
+#          passes on both members.
+#          Mutant killed: a re-added member not marked out of sync
+#          (recovery_assembled's unsynced bit): fio reads stale A.
+# speed    a 15 MiB rebuild at sync-speed-min=sync-speed-max=3000 KiB/s
+#          takes at least 15360/3000 s, measured by the test from before
+#          the first connection to the log's "recovery: done".
+#          Mutant killed: the throttle's wait removed.
+#
+# Skips (77) if nbdkit (and its file plugin and error filter), nbdcopy,
+# fio with its nbd engine or mdadm is missing.
+#
+# Run: meson test -C build recovery
+#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
+#        RAIDSIM=build/raidsim/raidsim \
+#        CHECK_MEMBERS=build/tests/lib/check-members \
+#        tests/integration/test-recovery.sh [SCENARIO...]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=${SRCDIR:-$here/../..}
+RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
+RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
+CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
+# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
+. "$SRCDIR/scripts/lib.sh"
+RAIDSIM_PROG=test-recovery.sh
+
+[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
+[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
+[ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
+command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
+command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
+command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
+command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
+command -v fio >/dev/null 2>&1 || skip "fio is not installed"
+fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
+nbdkit file --version >/dev/null 2>&1 ||
+  skip "nbdkit's file plugin is not installed"
+nbdkit --filter=error null --version >/dev/null 2>&1 ||
+  skip "nbdkit's error filter is not installed"
+
+tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-recovery.XXXXXX")
+[ -n "${KEEP:-}" ] || at_exit rm -rf "$tmp"
+
+uri () { echo "nbd+unix:///?socket=$1"; }
+
+fail ()
+{
+  [ -f "$1/nbdkit.log" ] && sed "s|^|$RAIDSIM_PROG:   log: |" "$1/nbdkit.log" >&2
+  shift
+  die "$*"
+}
+
+# The data fio writes: a pattern of each block's offset, the same
+# whichever job writes it, so that the expected image is fio's own run
+# over a plain file.
+FIO_DATA=(--verify=pattern '--verify_pattern=%o"raid!"' --do_verify=0
+          --verify_state_save=0 --randrepeat=1 --randseed=4242)
+
+# create DIR LEVEL SIZE MEMBERS...: raidsim create --assume-clean; sets
+# SIZE_BYTES (the array's) and DOFF (the data offset in bytes).
+create ()
+{
+  local d=$1 level=$2 size=$3
+  shift 3
+  (cd "$d" && truncate -s "$size" "$@" &&
+     "$RAIDSIM" create --level="$level" --assume-clean \
+       $( [ "$level" = 1 ] || echo --chunk=64K ) "$@") >"$d/create.out" 2>&1 ||
+    fail "$d" "raidsim create: $(cat "$d/create.out")"
+  SIZE_BYTES=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' "$d/create.out")
+  DOFF=$(sed -n 's/^  data offset: [0-9]* sectors (\([0-9]*\) bytes).*/\1/p' "$d/create.out")
+  [ -n "$SIZE_BYTES" ] && [ -n "$DOFF" ] || fail "$d" "raidsim create printed no size"
+}
+
+# serve_bad DIR FILE: FILE served by nbdkit's file plugin behind the
+# error filter, which fails every request once DIR/fail exists.
+serve_bad ()
+{
+  local d=$1 f=$2 pid
+  rm -f "$d/fail" "$d/$f.sock"
+  nbdkit --foreground --exit-with-parent -U "$d/$f.sock" -P "$d/$f.pid" \
+    --filter=error file "$d/$f" error-rate=100% error-file="$d/fail" \
+    >>"$d/$f.log" 2>&1 &
+  pid=$!
+  at_exit stop_pid $pid
+  wait_for_file "$d/$f.pid" $pid 30 || fail "$d" "nbdkit file $f did not start"
+  BAD_PID=$pid
+}
+
+# wait_log DIR TEXT SECONDS
+wait_log ()
+{
+  local i
+  for (( i = 0; i < $3 * 10; i++ )); do
+    grep -q -- "$2" "$1/nbdkit.log" && return 0
+    sleep 0.1
+  done
+  fail "$1" "no \"$2\" in the log after $3 s"
+}
+
+# examine DIR MEMBER FIELD: a field of mdadm --examine (empty if none).
+examine ()
+{
+  mdadm --examine "$1/$2" >"$1/examine" 2>&1 || fail "$1" "mdadm --examine $2: $(cat "$1/examine")"
+  sed -n "s/^ *$3 : //p" "$1/examine"
+}
+
+# start DIR ARGS...: the plugin on DIR/sock, and its first connection,
+# which starts the array (superblocks, the rebuild).
+start ()
+{
+  local d=$1
+  shift
+  serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
+    fail "$d" "the plugin did not start"
+  nbdinfo --size "$(uri "$d/sock")" >/dev/null 2>&1 ||
+    fail "$d" "the array cannot be reached"
+}
+
+# expected DIR JOB: fio's run of JOB into a plain file of the array's
+# size, DIR/expected.img.
+expected ()
+{
+  rm -f "$1/expected.img"
+  truncate -s "$SIZE_BYTES" "$1/expected.img"
+  FAILFILE=$1/unused fio --ioengine=psync --filename="$1/expected.img" \
+    "${FIO_DATA[@]}" --output="$1/expected.out" "$2" >/dev/null 2>&1 ||
+    fail "$1" "fio into a plain file failed: the job itself is wrong: $(cat "$1/expected.out")"
+}
+
+# run_fio DIR JOB: the job against the array; fails on any verify error.
+run_fio ()
+{
+  FAILFILE=$1/fail fio --ioengine=nbd --uri="$(uri "$1/sock")" \
+    "${FIO_DATA[@]}" --output="$1/fio.out" "$2" >/dev/null 2>&1 ||
+    fail "$1" "fio against the array failed: $(grep -i -m 5 'verify\|error' "$1/fio.out")"
+}
+
+# check DIR LEVEL MEMBERS...: every member holds the layout's bytes of
+# DIR/expected.img.
+check ()
+{
+  local d=$1 level=$2 m
+  shift 2
+  local args=("level=$level" "chunk=64K" "data-offset=$DOFF"
+              "data=$d/expected.img")
+  for m in "$@"; do args+=("member=$d/$m"); done
+  "$CHECK_MEMBERS" "${args[@]}" >"$d/check.out" 2>&1 ||
+    fail "$d" "check-members: $(cat "$d/check.out")"
+}
+
+scenario_spare ()
+{
+  say "spare: a member fails under fio; the spare takes over and is rebuilt"
+  local d="$tmp/spare" half
+  mkdir -p "$d"
+  cd "$d"
+  create "$d" 10 16M a.img b.img c.img d.img
+  truncate -s 16M "$d/s.img"
+  half=$(( SIZE_BYTES / 2 ))
+  cat >"$d/job.fio" <<EOF
+[first-half]
+rw=write
+bs=64k
+iodepth=8
+size=$half
+
+[second-half]
+stonewall
+exec_prerun=touch \${FAILFILE}
+rw=randwrite
+bs=16k
+iodepth=16
+offset=$half
+size=$(( SIZE_BYTES - half ))
+EOF
+  # Read back in the blocks written: fio's %o pattern is per block.
+  cat >"$d/verify.fio" <<EOF
+[read-first]
+rw=read
+bs=64k
+iodepth=8
+size=$half
+do_verify=1
+
+[read-second]
+rw=read
+bs=16k
+iodepth=8
+offset=$half
+size=$(( SIZE_BYTES - half ))
+do_verify=1
+EOF
+  expected "$d" "$d/job.fio"
+  serve_bad "$d" b.img
+  start "$d" a.img "$(uri "$d/b.img.sock")" c.img d.img spare=s.img \
+    read-policy=round-robin
+  [ "$(examine "$d" s.img 'Device Role')" = spare ] ||
+    fail "$d" "s.img: mdadm says Device Role $(examine "$d" s.img 'Device Role'), not spare"
+  run_fio "$d" "$d/job.fio"
+  grep -q "injecting EIO error" "$d/b.img.log" || fail "$d" "no error was injected"
+  wait_log "$d" "spare .*s.img takes over role 1" 30
+  run_fio "$d" "$d/verify.fio"
+  wait_log "$d" "recovery: done: member 1 (.*s.img) rebuilt" 60
+  run_fio "$d" "$d/verify.fio"
+  stop_pid "$SERVE_PID"
+  stop_pid "$BAD_PID"
+  check "$d" 10 a.img s.img c.img d.img
+  [ "$(examine "$d" s.img 'Device Role')" = "Active device 1" ] ||
+    fail "$d" "s.img: mdadm says $(examine "$d" s.img 'Device Role')"
+  [ "$(examine "$d" s.img 'Array State')" = "AAAA ('A' == active, '.' == missing, 'R' == replacing)" ] ||
+    fail "$d" "s.img: Array State $(examine "$d" s.img 'Array State')"
+  say "  $(grep -m 1 'takes over' "$d/nbdkit.log" | sed 's/^nbdkit: [^ ]* //')"
+  say "  spare: ok (fio verified before and after the rebuild; every member as the layout says)"
+}
+
+scenario_blank ()
+{
+  say "blank: a blank member 0 at restart is never read where not rebuilt"
+  local d="$tmp/blank" i off
+  mkdir -p "$d"
+  cd "$d"
+  create "$d" 1 16M a.img b.img
+  head -c "$SIZE_BYTES" /dev/urandom >"$d/expected.img"
+  start "$d" a.img b.img
+  nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "$d" "copying in failed"
+  stop_pid "$SERVE_PID"
+  rm "$d/a.img"
+  truncate -s 16M "$d/n.img"
+  : >"$d/nbdkit.log"
+  start "$d" n.img b.img read-policy=first sync-speed-min=1 sync-speed-max=1
+  grep -q "member 0 (n.img) is blank: it takes role 0" "$d/nbdkit.log" ||
+    fail "$d" "n.img was not taken as a new member 0"
+  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
+  cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
+    fail "$d" "the array read back differs while member 0 is rebuilt: $(cat "$d/cmp")"
+  ! grep -q "recovery: done" "$d/nbdkit.log" ||
+    fail "$d" "the rebuild ended though held at 1 KiB/s"
+  # The checkpoint after the first region (1/16 of the array).
+  for (( i = 0; i < 100; i++ )); do
+    off=$(examine "$d" n.img 'Recovery Offset')
+    [ -z "$off" ] || break
+    sleep 0.1
+  done
+  [ "$off" = "2048 sectors" ] ||
+    fail "$d" "n.img: Recovery Offset '$off', want 2048 sectors"
+  kill -KILL "$SERVE_PID"
+  wait "$SERVE_PID" 2>/dev/null || true
+  say "  blank: ok (read back as written while held at $off; killed -9 there)"
+}
+
+scenario_restart ()
+{
+  [ -f "$tmp/blank/n.img" ] || scenario_blank
+  say "restart: the recovery goes on from recovery_offset"
+  local d="$tmp/blank"
+  cd "$d"
+  : >"$d/nbdkit.log"
+  start "$d" n.img b.img read-policy=first sync-speed-min=1 sync-speed-max=1
+  grep -q "member 0 (n.img) was being rebuilt: its recovery goes on from array offset 1048576 (recovery_offset 2048 sectors)" \
+    "$d/nbdkit.log" || fail "$d" "the recovery does not go on from its offset"
+  rm -f "$d/out.img"
+  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
+  cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
+    fail "$d" "after the restart the array reads back differently: $(cat "$d/cmp")"
+  stop_pid "$SERVE_PID"
+  : >"$d/nbdkit.log"
+  start "$d" n.img b.img read-policy=first
+  wait_log "$d" "recovery: done: member 0 (n.img) rebuilt" 60
+  rm -f "$d/out.img"
+  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
+  cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
+    fail "$d" "after the rebuild the array reads back differently: $(cat "$d/cmp")"
+  stop_pid "$SERVE_PID"
+  [ -z "$(examine "$d" n.img 'Recovery Offset')" ] ||
+    fail "$d" "n.img still records a recovery after it ended"
+  [ "$(examine "$d" n.img 'Feature Map')" = 0x0 ] ||
+    fail "$d" "n.img: Feature Map $(examine "$d" n.img 'Feature Map')"
+  check "$d" 1 n.img b.img
+  say "  restart: ok (went on from 2048 sectors, in sync after, both members as written)"
+}
+
+scenario_readd ()
+{
+  say "readd: a stale member is re-added and rebuilt while fio runs"
+  local d="$tmp/readd"
+  mkdir -p "$d"
+  cd "$d"
+  create "$d" 1 16M a.img b.img
+  cat >"$d/job.fio" <<EOF
+[fail]
+exec_prerun=touch \${FAILFILE}
+rw=write
+bs=64k
+iodepth=8
+size=$SIZE_BYTES
+EOF
+  cat >"$d/again.fio" <<EOF
+[rewrite]
+rw=randwrite
+bs=64k
+iodepth=16
+size=$(( SIZE_BYTES / 4 ))
+
+[read-verify]
+stonewall
+rw=read
+bs=64k
+iodepth=8
+size=$SIZE_BYTES
+do_verify=1
+EOF
+  expected "$d" "$d/job.fio"
+  serve_bad "$d" b.img
+  start "$d" a.img "$(uri "$d/b.img.sock")"
+  head -c "$SIZE_BYTES" /dev/urandom | nbdcopy - "$(uri "$d/sock")" ||
+    fail "$d" "copying A in failed"
+  run_fio "$d" "$d/job.fio"
+  grep -q "member 1 (.*) failed on" "$d/nbdkit.log" || fail "$d" "member 1 did not fail"
+  stop_pid "$SERVE_PID"
+  stop_pid "$BAD_PID"
+  : >"$d/nbdkit.log"
+  start "$d" a.img b.img read-policy=round-robin sync-speed-min=1 sync-speed-max=1
+  grep -q "member 1 (b.img) is stale: .*re-added, to be rebuilt" "$d/nbdkit.log" ||
+    fail "$d" "b.img was not called stale and re-added"
+  grep -q "member 1 (b.img) is re-added" "$d/nbdkit.log" ||
+    fail "$d" "b.img was not re-added"
+  run_fio "$d" "$d/again.fio"
+  ! grep -q "recovery: done" "$d/nbdkit.log" ||
+    fail "$d" "the rebuild ended though held at 1 KiB/s"
+  stop_pid "$SERVE_PID"
+  : >"$d/nbdkit.log"
+  start "$d" a.img b.img
+  wait_log "$d" "recovery: done: member 1 (b.img) rebuilt" 60
+  stop_pid "$SERVE_PID"
+  check "$d" 1 a.img b.img
+  say "  readd: ok (fio verified during the rebuild; both members as written after)"
+}
+
+scenario_speed ()
+{
+  say "speed: a rebuild at sync-speed-max=3000 takes the time that implies"
+  local d="$tmp/speed" t0 t1 bound
+  mkdir -p "$d"
+  cd "$d"
+  create "$d" 1 16M a.img b.img
+  rm "$d/b.img"
+  truncate -s 16M "$d/n.img"
+  t0=$(date +%s.%N)
+  start "$d" a.img n.img sync-speed-min=3000 sync-speed-max=3000
+  wait_log "$d" "recovery: done" 60
+  t1=$(date +%s.%N)
+  stop_pid "$SERVE_PID"
+  bound=$(echo "$SIZE_BYTES / 1024 / 3000" | bc -l)
+  say "  $SIZE_BYTES bytes rebuilt in $(echo "$t1 - $t0" | bc -l | cut -c1-5) s; at 3000 KiB/s at least $(echo "$bound" | cut -c1-5) s"
+  [ "$(echo "$t1 - $t0 >= $bound" | bc -l)" = 1 ] ||
+    fail "$d" "the rebuild took $(echo "$t1 - $t0" | bc -l) s, less than $bound s"
+  say "  speed: ok"
+}
+
+command -v bc >/dev/null 2>&1 || skip "bc is not installed"
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(spare blank restart readd speed)
+for s in "${scenarios[@]}"; do
+  "scenario_$s"
+done
+say "PASS"
