@@ -577,7 +577,7 @@ assemble_md (struct raid_array *a)
     if (!request_array_whole (a, failed)) {
       nbdkit_error ("member: the array cannot start: with the members that "
                     "are missing, stale, new or being rebuilt left out, "
-                    "some of its chunks have no copy in sync");
+                    "some of its chunks have no live copy");
       goto drop;
     }
     meta->on = true;
