@@ -300,12 +300,12 @@ scenario_restart ()
   cd "$d"
   : >"$d/nbdkit.log"
   start "$d" n.img b.img read-policy=first sync-speed-min=1 sync-speed-max=1
-  grep -q "member 0 (n.img) was being rebuilt: its recovery goes on from array offset 1048576 (recovery_offset 2048 sectors)" \
-    "$d/nbdkit.log" || fail "$d" "the recovery does not go on from its offset"
   rm -f "$d/out.img"
   nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
   cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
     fail "$d" "after the restart the array reads back differently: $(cat "$d/cmp")"
+  grep -q "member 0 (n.img) was being rebuilt: its recovery goes on from array offset 1048576 (recovery_offset 2048 sectors)" \
+    "$d/nbdkit.log" || fail "$d" "the recovery does not go on from its offset"
   stop_pid "$SERVE_PID"
   : >"$d/nbdkit.log"
   start "$d" n.img b.img read-policy=first
