@@ -781,6 +781,60 @@ rebuild_piece (struct raid_array *a, const struct piece *p, uint32_t targets,
   return bad;
 }
 
+/* One region's work: rebuild [offset, offset + len) on the members of
+ * set that have not reached it, holding its range.  Returns false if
+ * some piece had no copy in sync that could be read.
+ */
+struct lane {
+  struct raid_array *a;
+  uint64_t offset, len;
+  uint32_t set;
+  char *buf;
+  bool ok;
+  pthread_t thread;
+};
+
+static uint32_t live_set (struct raid_array *a, uint32_t set);
+
+static void *
+rebuild_region (void *arg)
+{
+  struct lane *l = arg;
+  struct raid_array *a = l->a;
+  struct range_hold hold;
+  struct plan pl;
+  size_t i;
+
+  l->ok = true;
+  range_acquire (&a->write_ranges, &hold, l->offset, l->len);
+  if (plan_build (&pl, a->geom, l->offset, l->len) == -1) {
+    nbdkit_error ("recovery: array offset %" PRIu64 ": %m", l->offset);
+    l->ok = false;
+  }
+  else {
+    for (i = 0; i < pl.npieces && l->ok; ++i) {
+      const struct piece *p = &pl.piece[i];
+      uint32_t targets = 0, set = live_set (a, l->set);
+      unsigned k;
+
+      for (k = 0; k < p->ncopies; ++k) {
+        unsigned mi = p->copy[k].member;
+        if ((set & BIT (mi)) &&
+            atomic_load (&a->rec.pos[mi]) < p->offset + p->length)
+          targets |= BIT (mi);
+      }
+      if (targets && rebuild_piece (a, p, targets, l->buf) == UINT32_MAX)
+        l->ok = false;
+    }
+    plan_free (&pl);
+  }
+  range_release (&a->write_ranges, &hold);
+  if (raid_debug_recovery)
+    nbdkit_debug ("raid: recovery: array offset %" PRIu64 " length %"
+                  PRIu64, l->offset, l->len);
+  return NULL;
+}
+
 /* Record each member's position in its superblock (meta.lock held). */
 static void
 record_positions_locked (struct raid_array *a, uint32_t set)
@@ -848,7 +902,7 @@ recover (struct raid_array *a)
       pos = atomic_load (&rec->pos[r]);
   pos = pos / RECOVERY_REGION * RECOVERY_REGION;
   start = checkpoint = mark_pos = pos;
-  buf = malloc (RECOVERY_REGION);
+  buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
   if (buf == NULL) {
     nbdkit_error ("recovery: %m");
     return;
@@ -869,57 +923,45 @@ recover (struct raid_array *a)
   next_tenth = pos * 10 / size + 1;
 
   while (pos < size && set) {
-    uint64_t len = size - pos < RECOVERY_REGION ? size - pos
-      : RECOVERY_REGION;
-    uint64_t now, elapsed, limit, o;
-    struct range_hold hold;
-    struct plan pl;
+    struct lane lane[RECOVERY_LANES];
+    uint64_t len = 0, now, elapsed, limit, o;
+    unsigned nl, l;
     bool lost = false;
-    size_t i;
 
-    range_acquire (&a->write_ranges, &hold, pos, len);
-    if (plan_build (&pl, a->geom, pos, len) == -1) {
-      nbdkit_error ("recovery: array offset %" PRIu64 ": %m", pos);
-      lost = true;
+    /* RECOVERY_LANES regions at once, each in its own thread but the
+     * first: a member I/O on tmpfs runs in the thread that asks for
+     * it, so one thread alone would leave the other cores idle.
+     */
+    for (nl = 0; nl < RECOVERY_LANES && pos + len < size; ++nl) {
+      uint64_t off = pos + len;
+      lane[nl] = (struct lane) {
+        .a = a, .offset = off, .set = set, .buf = buf + nl * RECOVERY_REGION,
+        .len = size - off < RECOVERY_REGION ? size - off : RECOVERY_REGION,
+      };
+      len += lane[nl].len;
     }
-    else {
-      for (i = 0; i < pl.npieces && !lost; ++i) {
-        const struct piece *p = &pl.piece[i];
-        uint32_t targets = 0, bad;
-        unsigned k;
-
-        set = live_set (a, set);
-        for (k = 0; k < p->ncopies; ++k) {
-          unsigned mi = p->copy[k].member;
-          if ((set & BIT (mi)) &&
-              atomic_load (&rec->pos[mi]) < p->offset + p->length)
-            targets |= BIT (mi);
-        }
-        if (targets == 0)
-          continue;
-        bad = rebuild_piece (a, p, targets, buf);
-        if (bad == UINT32_MAX)
-          lost = true;
-      }
-      plan_free (&pl);
-    }
-    if (!lost) {
-      set = live_set (a, set);
+    for (l = 1; l < nl; ++l)
+      if (pthread_create (&lane[l].thread, NULL, rebuild_region,
+                          &lane[l]) != 0)
+        rebuild_region (&lane[l]), lane[l].thread = 0;
+    rebuild_region (&lane[0]);
+    for (l = 1; l < nl; ++l)
+      if (lane[l].thread)
+        pthread_join (lane[l].thread, NULL);
+    for (l = 0; l < nl; ++l)
+      lost |= !lane[l].ok;
+    set = live_set (a, set);
+    if (!lost)
       for (r = 0; r < a->nmembers; ++r)
         if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos + len)
           atomic_store_explicit (&rec->pos[r], pos + len,
                                  memory_order_release);
-    }
-    range_release (&a->write_ranges, &hold);
     if (lost) {
       names (a, set, who, sizeof who);
       nbdkit_error ("recovery: stopped at array offset %" PRIu64 ": member "
                     "%s stays out of sync above it", pos, who);
       break;
     }
-    if (raid_debug_recovery)
-      nbdkit_debug ("raid: recovery: array offset %" PRIu64 " length %"
-                    PRIu64, pos, len);
     pos += len;
 
     /* A checkpoint: what is rebuilt is on disk, then the superblocks

@@ -59,6 +59,7 @@
 #include "member.h"
 
 #define RECOVERY_REGION (UINT64_C (1) << 20)
+#define RECOVERY_LANES 2        /* regions rebuilt at once */
 #define RAID_MAX_SPARES 8
 
 struct raid_array;
