@@ -636,6 +636,17 @@ swap_backend (struct member *x, struct member *y)
     y->ops->moved (y);
 }
 
+static bool
+any_ready_locked (const struct raid_recovery *rec)
+{
+  unsigned j;
+
+  for (j = 0; j < RAID_MAX_SPARES; ++j)
+    if (rec->state[j] == SPARE_READY)
+      return true;
+  return false;
+}
+
 /* Roles without a live member (failed, missing) that a ready spare may
  * take; returns how many were taken.  Every client request is held out
  * meanwhile.
@@ -892,6 +903,7 @@ recover (struct raid_array *a)
   uint64_t t0, mark_ns, mark_pos, checkpoint, ops;
   uint32_t set = live_set (a, UINT32_MAX);
   unsigned r, next_tenth;
+  bool interrupted = false;
   char who[512];
   char *buf;
 
@@ -991,14 +1003,16 @@ recover (struct raid_array *a)
       if (need > elapsed && nap (rec, need - elapsed))
         break;
     }
-    else {
-      pthread_mutex_lock (&rec->lock);
-      if (rec->stop) {
-        pthread_mutex_unlock (&rec->lock);
-        break;
-      }
+    /* A member failed, or a spare came: start again with it, from the
+     * lowest position, as md restarts its recovery.
+     */
+    pthread_mutex_lock (&rec->lock);
+    if (rec->stop || (rec->wake && any_ready_locked (rec))) {
+      interrupted = !rec->stop;
       pthread_mutex_unlock (&rec->lock);
+      break;
     }
+    pthread_mutex_unlock (&rec->lock);
     if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
       mark_ns = stats_now_ns ();
       mark_pos = pos;
@@ -1039,7 +1053,10 @@ recover (struct raid_array *a)
     record_positions_locked (a, set);
     s->action = "idle";
     pthread_mutex_unlock (&a->meta.lock);
-    if (pos < size)
+    if (pos < size && interrupted)
+      nbdkit_error ("recovery: interrupted at array offset %" PRIu64 " of %"
+                    PRIu64 " to take in a spare; it starts again", pos, size);
+    else if (pos < size)
       nbdkit_error ("recovery: stopped at array offset %" PRIu64 " of %"
                     PRIu64 "; the next start goes on from there", pos, size);
   }
