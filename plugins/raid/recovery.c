@@ -720,9 +720,11 @@ client_ops (struct raid_array *a)
   return n;
 }
 
-/* Sleep up to ns, or until stop.  Returns true if stopping. */
+/* Sleep up to ns, or until stop (or a wake, with wake_too).  Returns
+ * true for those.
+ */
 static bool
-nap (struct raid_recovery *rec, uint64_t ns)
+nap (struct raid_recovery *rec, uint64_t ns, bool wake_too)
 {
   struct timespec ts;
   bool stop;
@@ -732,9 +734,9 @@ nap (struct raid_recovery *rec, uint64_t ns)
   ts.tv_sec += ns / 1000000000;
   ts.tv_nsec = ns % 1000000000;
   pthread_mutex_lock (&rec->lock);
-  if (!rec->stop)
+  if (!rec->stop && !(wake_too && rec->wake))
     pthread_cond_timedwait (&rec->cond, &rec->lock, &ts);
-  stop = rec->stop;
+  stop = rec->stop || (wake_too && rec->wake);
   pthread_mutex_unlock (&rec->lock);
   return stop;
 }
@@ -997,11 +999,21 @@ recover (struct raid_array *a)
     s->done = pos;
     s->rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
     pthread_mutex_unlock (&a->meta.lock);
-    if (elapsed && (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
+    /* Too fast for the limit: wait, in steps of at most 500 ms after
+     * which the limit is looked at again (md_do_sync's msleep (500)),
+     * so that clients going idle let the walk speed up soon.
+     */
+    while (elapsed && (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
       uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
                                   * 1e9);
-      if (need > elapsed && nap (rec, need - elapsed))
+      uint64_t step = need - elapsed < 500000000 ? need - elapsed : 500000000;
+
+      if (need <= elapsed || nap (rec, step, true))
         break;
+      elapsed = stats_now_ns () - mark_ns;
+      o = client_ops (a);
+      limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
+      ops = o;
     }
     /* A member failed, or a spare came: start again with it, from the
      * lowest position, as md restarts its recovery.
@@ -1012,6 +1024,7 @@ recover (struct raid_array *a)
       pthread_mutex_unlock (&rec->lock);
       break;
     }
+    rec->wake = false;          /* no spare to take in: nothing to do */
     pthread_mutex_unlock (&rec->lock);
     if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
       mark_ns = stats_now_ns ();
@@ -1071,7 +1084,7 @@ recovery_thread (void *arg)
   for (;;) {
     /* One sync action at a time: the resync first. */
     while (sync_in_sync (&a->sync) != UINT64_MAX)
-      if (nap (rec, 50 * UINT64_C (1000000)))
+      if (nap (rec, 50 * UINT64_C (1000000), false))
         return NULL;
     take_spares (a);
     recover (a);
