@@ -20,7 +20,8 @@
 #          one's place) holds the layout's bytes.
 #          Mutant killed: take_spares never swapping (no takeover, s.img
 #          never written: check-members fails).
-# blank    RAID 1: member 0 replaced by a blank file at restart, served
+# blank    RAID 1 of 2 and RAID 10 of 4 (members 0 and 1 hold the same
+#          chunks): member 0 replaced by a blank file at restart, served
 #          with read-policy=first (which reads member 0 whenever it
 #          may) and the rebuild held after its first region: the whole
 #          array reads back as written, never the blank member's zeros.
@@ -32,8 +33,13 @@
 #          read with read-policy=first still never returns zeros; then
 #          at full speed the rebuild ends, mdadm shows no recovery
 #          offset, and check-members passes on both members.
-#          Mutant killed: assembly ignoring MDSB_FEATURE_RECOVERY_OFFSET
-#          (the half-rebuilt member trusted: zeros read back).
+#          The array offset to go on from is worked out from the
+#          layout by the test (RAID 10 near, 2 copies of 4: member
+#          offset M is array offset 2M).
+#          Mutants killed: assembly ignoring MDSB_FEATURE_RECOVERY_OFFSET
+#          (the half-rebuilt member trusted: zeros read back); array_pos
+#          taking the member offset for the array's (RAID 10 goes on
+#          from the wrong place).
 # readd    RAID 1 of a file and an NBD member: random data A, then the
 #          NBD member fails (error filter) and fio writes pattern B over
 #          the whole array, degraded.  Restarted with the old member as
@@ -257,21 +263,24 @@ EOF
   say "  spare: ok (fio verified before and after the rebuild; every member as the layout says)"
 }
 
-scenario_blank ()
+# blank_run LEVEL: the blank scenario on a RAID 1 of 2 or a RAID 10 of
+# 4 (member 0 and member 1 hold the same chunks: read-policy=first
+# reads member 0), in $tmp/blankLEVEL.
+blank_run ()
 {
-  say "blank: a blank member 0 at restart is never read where not rebuilt"
-  local d="$tmp/blank" i off
+  local level=$1 d="$tmp/blank$1" i off others=(b.img)
   mkdir -p "$d"
   cd "$d"
-  create "$d" 1 16M a.img b.img
+  [ "$level" = 1 ] || others=(b.img c.img d.img)
+  create "$d" "$level" 16M a.img "${others[@]}"
   head -c "$SIZE_BYTES" /dev/urandom >"$d/expected.img"
-  start "$d" a.img b.img
+  start "$d" a.img "${others[@]}"
   nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "$d" "copying in failed"
   stop_pid "$SERVE_PID"
   rm "$d/a.img"
   truncate -s 16M "$d/n.img"
   : >"$d/nbdkit.log"
-  start "$d" n.img b.img read-policy=first sync-speed-min=1 sync-speed-max=1
+  start "$d" n.img "${others[@]}" read-policy=first sync-speed-min=1 sync-speed-max=1
   grep -q "member 0 (n.img) is blank: it takes role 0" "$d/nbdkit.log" ||
     fail "$d" "n.img was not taken as a new member 0"
   nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
@@ -293,28 +302,39 @@ scenario_blank ()
   echo "$off" >"$d/recovery-offset"
   kill -KILL "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null || true
-  say "  blank: ok (read back as written while held at $off sectors; killed -9 there)"
+  say "  blank: ok (RAID $level: read back as written while held at $off sectors; killed -9 there)"
 }
 
-scenario_restart ()
+scenario_blank ()
 {
-  [ -f "$tmp/blank/n.img" ] || scenario_blank
-  say "restart: the recovery goes on from recovery_offset"
-  local d="$tmp/blank" off
+  say "blank: a blank member 0 at restart is never read where not rebuilt"
+  blank_run 1
+  blank_run 10
+}
+
+# restart_run LEVEL: the restart scenario after blank_run LEVEL.
+restart_run ()
+{
+  local level=$1 d="$tmp/blank$1" off others=(b.img) pos
   cd "$d"
+  [ "$level" = 1 ] || others=(b.img c.img d.img)
   off=$(cat "$d/recovery-offset")
+  # The array offset to go on from: on a RAID 1 the member's offset; on
+  # a RAID 10 of 4 with 2 near copies, member 0 holds chunks 0, 2, 4 ...
+  # (each in rows of 64K), so member offset M is array offset 2M.
+  pos=$(( off * 512 ))
+  [ "$level" = 1 ] || pos=$(( off * 512 * 2 ))
   : >"$d/nbdkit.log"
-  start "$d" n.img b.img read-policy=first sync-speed-min=1 sync-speed-max=1
+  start "$d" n.img "${others[@]}" read-policy=first sync-speed-min=1 sync-speed-max=1
   rm -f "$d/out.img"
   nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
   cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
     fail "$d" "after the restart the array reads back differently: $(cat "$d/cmp")"
-  # On a RAID 1 the member's offset is the array's.
-  grep -q "member 0 (n.img) was being rebuilt: its recovery goes on from array offset $(( off * 512 )) (recovery_offset $off sectors)" \
+  grep -q "member 0 (n.img) was being rebuilt: its recovery goes on from array offset $pos (recovery_offset $off sectors)" \
     "$d/nbdkit.log" || fail "$d" "the recovery does not go on from its offset"
   stop_pid "$SERVE_PID"
   : >"$d/nbdkit.log"
-  start "$d" n.img b.img read-policy=first
+  start "$d" n.img "${others[@]}" read-policy=first
   wait_log "$d" "recovery: done: member 0 (n.img) rebuilt" 60
   rm -f "$d/out.img"
   nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
@@ -325,8 +345,16 @@ scenario_restart ()
     fail "$d" "n.img still records a recovery after it ended"
   [ "$(examine "$d" n.img 'Feature Map')" = 0x0 ] ||
     fail "$d" "n.img: Feature Map $(examine "$d" n.img 'Feature Map')"
-  check "$d" 1 n.img b.img
-  say "  restart: ok (went on from $off sectors, in sync after, both members as written)"
+  check "$d" "$level" n.img "${others[@]}"
+  say "  restart: ok (RAID $level: went on from $off sectors, in sync after, every member as written)"
+}
+
+scenario_restart ()
+{
+  [ -f "$tmp/blank1/n.img" ] && [ -f "$tmp/blank10/n.img" ] || scenario_blank
+  say "restart: the recovery goes on from recovery_offset"
+  restart_run 1
+  restart_run 10
 }
 
 scenario_readd ()
