@@ -79,6 +79,13 @@ struct member_batch {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   unsigned remaining;
+  /* model= (timing.h): whether the models time this batch, how many of
+   * its member commands they still hold, and the CLOCK_MONOTONIC time
+   * at which they completed the last.
+   */
+  bool model_timed;
+  unsigned model_left;
+  uint64_t model_done;
 };
 
 struct member;

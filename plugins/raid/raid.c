@@ -68,6 +68,7 @@
 #include "request.h"
 #include "stats-json.h"
 #include "sync.h"
+#include "timing.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.  It is logged with
@@ -190,6 +191,8 @@ raid_config_complete (void)
 {
   unsigned i;
 
+  if (timing_settings (&params.raid) == -1)     /* model= (timing.h) */
+    return -1;
   raid_read_state_init (&array.reads);
   array.policy = params.raid.policy;
   array.nmembers = params.nmembers;
@@ -212,6 +215,10 @@ raid_config_complete (void)
   if (assemble (&array) == -1)
     return -1;
   if (check_alignment () == -1)
+    return -1;
+  if (timing_check_array (params.raid.level, params.raid.chunk,
+                          raid_geom_copies (array.geom),
+                          array.nmembers) == -1)
     return -1;
   warn_unused ();
   stats_init (&array.stats);
@@ -241,6 +248,8 @@ raid_after_fork (void)
     nbdkit_debug ("raid: member %u (%s) does I/O with %s", i,
                   array.members[i].name, array.members[i].engine);
   }
+  if (timing_start () == -1)
+    return -1;
   if (params.stats_path)
     return stats_json_start (params.stats_path, stats_source);
   return 0;
@@ -339,6 +348,8 @@ raid_unload (void)
     if (params.stats_path)
       stats_json_write (params.stats_path, &src);
     stats_log_summary (&src, params.stats_path != NULL);
+    /* model=: its limits are never silent (timing.h). */
+    timing_log_summary (true);
     range_lock_destroy (&array.write_ranges);
   }
   for (i = 0; i < array.nmembers; ++i) {
@@ -347,6 +358,7 @@ raid_unload (void)
     free (array.members[i].identity);
     free (array.members[i].backing);
   }
+  timing_stop ();
   params_free ();
   raid_geom_free (array.geom);
 }
