@@ -646,7 +646,7 @@ timing_submit (struct member_io *ios, size_t n)
   now = model_now ();
   b->model_timed = true;
   b->model_left = k;
-  b->model_done = tm.t0 + now;
+  b->model_start = b->model_done = tm.t0 + now;
   for (i = 0; i < n; ++i) {
     struct tmember *m = &tm.m[ios[i].member->index];
     struct tcmd *c;
