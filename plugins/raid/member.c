@@ -14,7 +14,6 @@
 #include <nbdkit-plugin.h>
 
 #include "member.h"
-#include "timing.h"
 
 
 /* NBD first: it claims only URIs; then the word missing; everything
@@ -85,8 +84,6 @@ batch_init (struct member_batch *b, unsigned count)
   pthread_mutex_init (&b->lock, NULL);
   pthread_cond_init (&b->cond, NULL);
   b->remaining = count;
-  b->model_timed = false;
-  b->model_left = 0;
 }
 
 void
@@ -96,7 +93,6 @@ batch_wait (struct member_batch *b)
   while (b->remaining > 0)
     pthread_cond_wait (&b->cond, &b->lock);
   pthread_mutex_unlock (&b->lock);
-  timing_wait (b);              /* model=: until the models' time */
 }
 
 void
@@ -266,7 +262,6 @@ member_submit_all (struct member_io *ios, size_t n)
   }
   if (last < n && ninline == 0 && ios[last].member->ops->run)
     mine = &ios[last];
-  timing_submit (ios, n);       /* model=: the models see them now */
 
   for (i = 0; i < n; ++i)
     if (!ios[i].member->inline_io && &ios[i] != mine)

@@ -79,13 +79,6 @@ struct member_batch {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   unsigned remaining;
-  /* model= (timing.h): whether the models time this batch, how many of
-   * its member commands they still hold, and the CLOCK_MONOTONIC times
-   * at which they were given the batch and completed its last command.
-   */
-  bool model_timed;
-  unsigned model_left;
-  uint64_t model_start, model_done;
 };
 
 struct member;

@@ -506,6 +506,7 @@ static int
 raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
+  struct timing_req tr;
   uint64_t t;
   size_t pieces = 0;
   int r;
@@ -513,7 +514,9 @@ raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
   if (!aligned ("pread", count, offset))
     return -1;
   t = stats_start (&array.stats);
+  timing_begin (&tr, false, offset, count);     /* model= (timing.h) */
   r = request_read (&array, buf, count, offset, &pieces);
+  timing_end (&tr);
   return counted (MOP_READ, count, pieces, t, r);
 }
 
@@ -524,6 +527,7 @@ static int
 write_op (enum member_op op, const void *buf, uint32_t count,
           uint64_t offset, uint32_t flags)
 {
+  struct timing_req tr;
   uint64_t t;
   size_t pieces = 0;
   uint32_t mflags = 0;
@@ -535,7 +539,15 @@ write_op (enum member_op op, const void *buf, uint32_t count,
   if (!aligned (op_names[op], count, offset))
     return -1;
   t = stats_start (&array.stats);
+  /* model= (timing.h): a zero is timed as the write it is on the
+   * members; a trim moves no data and is not.
+   */
+  if (op != MOP_TRIM)
+    timing_begin (&tr, true, offset, count);
+  else
+    tr.timed = false;
   r = request_write (&array, op, buf, count, offset, mflags, &pieces);
+  timing_end (&tr);
   return counted (op, count, pieces, t, r);
 }
 

@@ -3,17 +3,20 @@
  *
  * The stages are sim.c's, in the same order (include/raidsim/sim.h):
  *
- *   controller submit ... reap ISSUE (or ACK from its cache)
+ *   RAID layer (array.c: split, read policy)
+ *   -> controller submit ... reap ISSUE (or ACK from its cache)
  *   -> [write: links] -> device submit ... reap
  *   -> [read: links]  -> controller member_done ... reap COMPLETE
+ *   -> RAID layer (last command of the request?)
  *
- * and the models are raidsim_lib's own (controller, links, devices),
- * created from the array file as `raidsim run` creates them.  What
- * differs is who owns the clock: here model time is CLOCK_MONOTONIC
- * minus the moment the models were built, in nanoseconds.
+ * and the models are raidsim_lib's own (RAID layer, controller, links,
+ * devices), created from the array file as `raidsim run` creates them.
+ * What differs is who owns the clock: here model time is
+ * CLOCK_MONOTONIC minus the moment the models were built, in
+ * nanoseconds.
  *
  * One lock (tm.lock) guards every model's state.  A client request's
- * thread takes it to submit its member commands at the clock's reading,
+ * thread takes it to submit the request at the clock's reading,
  * and hands out at once whatever the models can answer at that instant
  * (a model that adds no latency then never involves the timing thread).
  * The timing thread does the rest: it finds the earliest time any model
@@ -27,7 +30,7 @@
  * before their time comes on the clock: it wakes at T - lookahead,
  * advances the models to T exactly, and tells each finished request
  * its completion time T; the request's thread, once its real I/O is
- * done, sleeps to just before T and spins to it (timing_wait).  The
+ * done, sleeps to just before T and spins to it (timing_end).  The
  * cost: a command submitted while the models are ahead of the clock is
  * taken as submitted at the models' time (the calling rules want
  * non-decreasing times), at most lookahead later than it really was.
@@ -36,8 +39,8 @@
  * lookahead.  -D raid.timing_lookahead_us=0 turns it off.
  *
  * Model times are exact in the models; the clock's times are not.  A
- * member command runs its real I/O at once, whatever the models say;
- * only the request's completion is held back.  Its model completion
+ * request runs its real I/O at once, whatever the models say; only its
+ * completion is held back.  Its model completion
  * time may come before the real I/O is done (the host is slower than
  * the model): the request then returns when the real I/O is done and is
  * counted late.  The models go on from their own times either way, as
@@ -56,6 +59,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "raidsim/array.h"
 #include "raidsim/config.h"
 #include "raidsim/controller.h"
 #include "raidsim/device.h"
@@ -63,7 +67,6 @@
 #include "raidsim/histogram.h"
 #include "raidsim/link.h"
 
-#include "member.h"
 #include "timing.h"
 
 /* -D raid.timing_lookahead_us=N: how far ahead of the clock the timing
@@ -83,7 +86,7 @@ NBDKIT_DLL_PUBLIC int raid_debug_timing_rt = 1;
 /* A member command, as the models see it. */
 struct tcmd {
   struct raidsim_io io;
-  struct member_batch *batch;   /* NULL once acknowledged (ACK) */
+  struct timing_req *req;       /* NULL once acknowledged (ACK) */
   bool acked;
   raidsim_ns moved;             /* when its data has crossed the links */
   struct tcmd *transit_next;
@@ -118,6 +121,8 @@ static struct {
   raidsim_ns now;               /* the models' time */
   raidsim_ns wake_at;           /* what the thread sleeps for */
 
+  struct raidsim_array *array;  /* the RAID layer (array.c) */
+  uint64_t array_size;          /* the modelled array's */
   const struct raidsim_controller_ops *ctl_ops;
   void *ctl;
   struct raidsim_link uplink;
@@ -128,7 +133,7 @@ static struct {
 
   /* The limits (timing.h), under their own lock. */
   pthread_mutex_t stats_lock;
-  uint64_t batches;             /* requests the models timed */
+  uint64_t requests;            /* requests the models timed */
   struct raid_histogram late;   /* real I/O end minus model time, late */
   struct raid_histogram error;  /* return minus model time, the others */
 } tm = {
@@ -305,24 +310,31 @@ dev_submit (struct tmember *m, struct tcmd *c, raidsim_ns now)
   m->dev_next = m->ops->next (m->dev);
 }
 
-/* A command of batch b is done, as far as the client is concerned, at
- * model time now.  The batch lives on its thread's stack: nothing of
- * it is touched after the unlock.
+/* A command of request r is done, as far as the client is concerned,
+ * at model time now.  r lives on its thread's stack: nothing of it is
+ * touched after the unlock.
  */
 static void
-batch_model_done (struct member_batch *b, raidsim_ns now)
+req_model_done (struct timing_req *r, raidsim_ns now)
 {
-  pthread_mutex_lock (&b->lock);
-  if (--b->model_left == 0) {
-    b->model_done = tm.t0 + now;
-    pthread_cond_broadcast (&b->cond);
+  pthread_mutex_lock (&r->lock);
+  if (--r->left == 0) {
+    r->done = tm.t0 + now;
+    pthread_cond_signal (&r->cond);
   }
-  pthread_mutex_unlock (&b->lock);
+  pthread_mutex_unlock (&r->lock);
 }
 
+/* The controller has delivered c: the RAID layer's count of commands
+ * at its member goes down (the read policies look at it), and c is
+ * recycled.
+ */
 static void
-cmd_free (struct tcmd *c)
+cmd_complete (struct tcmd *c)
 {
+  struct raidsim_member_cmd mc = { c->io.member, c->io.offset, c->io.len };
+
+  raidsim_array_cmd_done (tm.array, &mc);
   c->free_next = tm.free_cmds;
   tm.free_cmds = c;
 }
@@ -352,13 +364,13 @@ ctl_drain (raidsim_ns now)
       break;
     case RAIDSIM_CTL_ACK:
       c->acked = true;
-      batch_model_done (c->batch, now);
-      c->batch = NULL;
+      req_model_done (c->req, now);
+      c->req = NULL;
       break;
     case RAIDSIM_CTL_COMPLETE:
       if (!c->acked)
-        batch_model_done (c->batch, now);
-      cmd_free (c);
+        req_model_done (c->req, now);
+      cmd_complete (c);
       break;
     }
   }
@@ -553,6 +565,18 @@ timing_start (void)
     if (tm.uplink.rate)
       m->path[m->npath++] = &tm.uplink;
   }
+  {
+    uint64_t member_size[RAID_MAX_MEMBERS];
+    struct raidsim_array_params p;
+
+    raidsim_array_config_params (ac, member_size, &p);
+    tm.array = raidsim_array_new (&p);
+    if (tm.array == NULL) {
+      nbdkit_error ("model: %s: %s", tm.path, raidsim_error ());
+      return -1;
+    }
+    tm.array_size = raidsim_array_size (tm.array);
+  }
   tm.ctl_ops = ac->ctl->ops;
   tm.ctl = tm.ctl_ops->create (ac->ctl->params, tm.nmembers);
   if (tm.ctl == NULL) {
@@ -603,6 +627,9 @@ timing_stop (void)
     if (tm.m[i].dev)
       tm.m[i].ops->destroy (tm.m[i].dev);
   tm.nmembers = 0;
+  if (tm.array)
+    raidsim_array_free (tm.array);
+  tm.array = NULL;
   while ((c = tm.free_cmds) != NULL) {
     tm.free_cmds = c->free_next;
     free (c);
@@ -616,72 +643,70 @@ timing_stop (void)
 
 /* ---- the hooks ---- */
 
-static enum raidsim_dir
-op_dir (enum member_op op, bool *timed)
+struct send_ctx {
+  struct timing_req *r;
+  enum raidsim_dir dir;
+  raidsim_ns now;
+};
+
+/* One member command from the model's RAID layer: to the controller. */
+static int
+send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
 {
-  *timed = op == MOP_READ || op == MOP_WRITE || op == MOP_ZERO;
-  return op == MOP_READ ? RAIDSIM_READ : RAIDSIM_WRITE;
+  struct send_ctx *ctx = opaque;
+  struct tcmd *c = tm.free_cmds;
+
+  if (c)
+    tm.free_cmds = c->free_next;
+  else {
+    c = malloc (sizeof *c);
+    if (c == NULL)
+      return -1;
+    tm.ncmds++;
+  }
+  memset (c, 0, sizeof *c);
+  c->req = ctx->r;
+  c->io.dir = ctx->dir;
+  c->io.member = mc->member;
+  c->io.offset = mc->offset;
+  c->io.len = mc->len;
+  ctx->r->left++;
+  tm.ctl_ops->submit (tm.ctl, &c->io, ctx->now);
+  return 0;
 }
 
 void
-timing_submit (struct member_io *ios, size_t n)
+timing_begin (struct timing_req *r, bool write, uint64_t offset,
+              uint64_t len)
 {
-  struct member_batch *b;
-  raidsim_ns now;
-  size_t i;
-  unsigned k = 0;
+  struct send_ctx ctx = { .r = r, .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ };
 
-  if (!tm.started || n == 0)
+  r->timed = false;
+  if (!tm.started || len == 0)
     return;
-  b = ios[0].batch;
-  for (i = 0; i < n; ++i) {
-    bool timed;
+  /* A request past the modelled array's end (members larger than the
+   * modelled drives) is folded back into it.
+   */
+  if (len > tm.array_size)
+    return;
+  if (offset + len > tm.array_size)
+    offset %= tm.array_size - len + 1;
 
-    op_dir (ios[i].op, &timed);
-    if (timed && ios[i].length > 0)
-      k++;
-  }
-
+  pthread_mutex_init (&r->lock, NULL);
+  pthread_cond_init (&r->cond, NULL);
+  r->timed = true;
+  r->left = 0;
   pthread_mutex_lock (&tm.lock);
-  now = model_now ();
-  b->model_timed = true;
-  b->model_left = k;
-  b->model_start = b->model_done = tm.t0 + now;
-  for (i = 0; i < n; ++i) {
-    struct tmember *m = &tm.m[ios[i].member->index];
-    struct tcmd *c;
-    bool timed;
-    enum raidsim_dir dir = op_dir (ios[i].op, &timed);
-
-    if (!timed || ios[i].length == 0)
-      continue;
-    c = tm.free_cmds;
-    if (c)
-      tm.free_cmds = c->free_next;
-    else {
-      c = malloc (sizeof *c);
-      if (c == NULL) {
-        /* Not timed, rather than not done: the data path goes on. */
-        nbdkit_error ("model: malloc: %m");
-        b->model_left--;
-        continue;
-      }
-      tm.ncmds++;
-    }
-    memset (c, 0, sizeof *c);
-    c->batch = b;
-    c->io.dir = dir;
-    c->io.member = ios[i].member->index;
-    c->io.len = ios[i].length;
-    /* Member offsets past the model's capacity (a member larger than
-     * the modelled drive) are folded back into it.
-     */
-    c->io.offset = ios[i].offset;
-    if (c->io.len <= m->capacity && c->io.offset + c->io.len > m->capacity)
-      c->io.offset = c->io.offset % (m->capacity - c->io.len + 1);
-    tm.ctl_ops->submit (tm.ctl, &c->io, now);
-  }
-  run_due (now);
+  ctx.now = model_now ();
+  r->start = r->done = tm.t0 + ctx.now;
+  /* No commands (left stays 0): not timed, rather than not done; the
+   * data path goes on.  Only allocation can fail here.
+   */
+  if (raidsim_array_split (tm.array, ctx.dir, offset, len, send_cmd,
+                           &ctx) != 0)
+    nbdkit_debug ("raid: model=: request at %" PRIu64 " not (fully) "
+                  "timed: %s", offset, raidsim_error ());
+  run_due (ctx.now);
   if (next_deadline () < tm.wake_at)
     pthread_cond_signal (&tm.kick);
   pthread_mutex_unlock (&tm.lock);
@@ -714,29 +739,31 @@ wait_until (uint64_t abs)
 }
 
 void
-timing_wait (struct member_batch *b)
+timing_end (struct timing_req *r)
 {
   uint64_t done, real;
 
-  if (!b->model_timed)
+  if (!r->timed)
     return;
-  real = clock_ns ();           /* the real I/O has ended (batch_wait) */
-  pthread_mutex_lock (&b->lock);
-  while (b->model_left > 0)
-    pthread_cond_wait (&b->cond, &b->lock);
-  done = b->model_done;
-  pthread_mutex_unlock (&b->lock);
+  real = clock_ns ();           /* the real I/O has ended */
+  pthread_mutex_lock (&r->lock);
+  while (r->left > 0)
+    pthread_cond_wait (&r->cond, &r->lock);
+  done = r->done;
+  pthread_mutex_unlock (&r->lock);
+  pthread_cond_destroy (&r->cond);
+  pthread_mutex_destroy (&r->lock);
 
   if (real > done) {
     pthread_mutex_lock (&tm.stats_lock);
-    tm.batches++;
+    tm.requests++;
     raid_hist_record (&tm.late, real - done);
     pthread_mutex_unlock (&tm.stats_lock);
     return;
   }
   real = wait_until (done);
   pthread_mutex_lock (&tm.stats_lock);
-  tm.batches++;
+  tm.requests++;
   raid_hist_record (&tm.error, real - done);
   pthread_mutex_unlock (&tm.stats_lock);
 }
@@ -771,7 +798,7 @@ timing_json (void)
 {
   struct raid_histogram *late, *error;
   json_object *o;
-  uint64_t batches;
+  uint64_t requests;
 
   if (tm.path == NULL)
     return NULL;
@@ -785,7 +812,7 @@ timing_json (void)
   pthread_mutex_lock (&tm.stats_lock);
   *late = tm.late;
   *error = tm.error;
-  batches = tm.batches;
+  requests = tm.requests;
   pthread_mutex_unlock (&tm.stats_lock);
 
   o = json_object_new_object ();
@@ -794,7 +821,7 @@ timing_json (void)
                           (raid_debug_timing_lookahead_us * 1000ull));
   json_object_object_add (o, "spin_ns", json_object_new_uint64
                           (raid_debug_timing_spin_us * 1000ull));
-  json_object_object_add (o, "requests", json_object_new_uint64 (batches));
+  json_object_object_add (o, "requests", json_object_new_uint64 (requests));
   json_object_object_add (o, "late", hist_json (late));
   json_object_object_add (o, "error", hist_json (error));
   free (late);
@@ -816,7 +843,7 @@ timing_log_summary (bool to_stderr)
             PRIu64 " p99 %" PRIu64 " max %" PRIu64 " ns), the others "
             "returned after the model's time by p50 %" PRIu64 " p99 %"
             PRIu64 " ns",
-            tm.path, tm.batches, tm.late.count,
+            tm.path, tm.requests, tm.late.count,
             raid_hist_percentile (&tm.late, 50),
             raid_hist_percentile (&tm.late, 99), raid_hist_max (&tm.late),
             raid_hist_percentile (&tm.error, 50),

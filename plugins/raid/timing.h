@@ -3,28 +3,34 @@
  *
  * With model= the array's member I/O still goes to the real members, so
  * the data is real; what the models change is when a request
- * completes.  The array file's controller, links and devices (the very
- * code `raidsim run` drives in simulated time, raidsim_lib) are driven
- * here by CLOCK_MONOTONIC instead of the event engine, and a batch of
- * member I/Os (one client request, member.h) is handed back when both
- * its real I/O and the models are done with it:
+ * completes.  The array file's RAID layer (raidsim's array.c: the split
+ * and the read policy, read-policy = all included), controller, links
+ * and devices, the very code `raidsim run` drives in simulated time
+ * (raidsim_lib), are driven here by CLOCK_MONOTONIC instead of the
+ * event engine:
  *
- *   member_submit_all   timing_submit: each member I/O becomes one
- *                       command to the controller model, at the clock's
- *                       reading (include/raidsim/device.h: the driver
- *                       tells the models the time);
- *   the timing thread   runs the models: it sleeps (timer slack 1 ns)
- *                       until shortly before the next time a model has
- *                       something to do, and hands each completed
- *                       command's time to its batch;
- *   batch_wait          timing_wait: after the real I/O, sleeps to just
- *                       before the model's completion time and spins
- *                       the last microseconds, so that the request
- *                       returns at that time.
+ *   timing_begin   a client request arrives (raid.c): the model's RAID
+ *                  layer splits it into member commands for the
+ *                  controller model, at the clock's reading
+ *                  (include/raidsim/device.h: the driver tells the
+ *                  models the time); then the real request runs;
+ *   the timing thread  runs the models: it sleeps (timer slack 1 ns)
+ *                  until shortly before the next time a model has
+ *                  something to do, and hands each request the time
+ *                  its last command completed;
+ *   timing_end     after the real request: sleeps to just before the
+ *                  model's completion time and spins the last
+ *                  microseconds, so that the request returns then.
  *
- * The emulator can only add latency.  A batch whose real I/O ends after
- * the model's time is late: it returns at once, and is counted, with by
- * how much, in the statistics JSON ("timing") and the log summary.
+ * The models see the request as the simulator would, not the plugin's
+ * own member I/O: on RAID 1 and 10 the model's read policy picks the
+ * copies it times, whichever the plugin read (the plugin's choice looks
+ * at the real members' queues, which are not the modelled ones).
+ *
+ * The emulator can only add latency.  A request whose real I/O ends
+ * after the model's time is late: it returns at once, and is counted,
+ * with by how much, in the statistics JSON ("timing") and the log
+ * summary.
  *
  * See timing.c for why the thread runs the models a little ahead of the
  * clock (lookahead) and what that costs.
@@ -42,8 +48,19 @@
 #include "raidsim/geometry.h"
 #include "raidsim/raidkeys.h"
 
-struct member_io;
-struct member_batch;
+#include <pthread.h>
+
+/* One client request, on its thread's stack from timing_begin to
+ * timing_end.
+ */
+struct timing_req {
+  bool timed;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  unsigned left;                /* member commands the models still hold */
+  uint64_t start, done;         /* CLOCK_MONOTONIC ns: given to the
+                                 * models, and the models' completion */
+};
 
 /* model=PATH: load the array file and the files it names.  -1 after
  * nbdkit_error ("model: FILE:LINE: ...").
@@ -74,9 +91,13 @@ extern void timing_stop (void);
 /* True once model= was given. */
 extern bool timing_enabled (void);
 
-/* The hooks in member.c (see above).  Both are no-ops without model=. */
-extern void timing_submit (struct member_io *ios, size_t n);
-extern void timing_wait (struct member_batch *b);
+/* The hooks in raid.c (see above).  Both are no-ops without model=.
+ * write: a write or a zero (the members write zeroes); trims and
+ * flushes are not timed.
+ */
+extern void timing_begin (struct timing_req *r, bool write, uint64_t offset,
+                          uint64_t len);
+extern void timing_end (struct timing_req *r);
 
 /* The "timing" object of the statistics JSON, or NULL without model=. */
 extern json_object *timing_json (void);
