@@ -489,6 +489,23 @@ realtime_thread (const char *who)
                   "SCHED_FIFO: %s", who, strerror (err));
 }
 
+/* With tm.lock held: if the models' next time is due on the clock, or
+ * due within the lookahead, run them to it, their own time for it,
+ * however late the clock is, and return true.  d is next_deadline ().
+ */
+static bool
+advance (raidsim_ns d)
+{
+  raidsim_ns ahead = (raidsim_ns) raid_debug_timing_lookahead_us * 1000;
+
+  if (d == RAIDSIM_NEVER || clock_ns () - tm.t0 + ahead < d)
+    return false;
+  if (d > tm.now)
+    tm.now = d;
+  run_due (tm.now);
+  return true;
+}
+
 static void *
 timing_thread (void *arg)
 {
@@ -497,14 +514,15 @@ timing_thread (void *arg)
   while (!tm.stop) {
     raidsim_ns d = next_deadline ();
     raidsim_ns ahead = (raidsim_ns) raid_debug_timing_lookahead_us * 1000;
-    raidsim_ns clock = clock_ns () - tm.t0;
 
+    if (advance (d))
+      continue;
     if (d == RAIDSIM_NEVER) {
       tm.wake_at = RAIDSIM_NEVER;
       pthread_cond_wait (&tm.kick, &tm.lock);
       continue;
     }
-    if (clock + ahead < d) {
+    {
       struct timespec ts;
       uint64_t abs = tm.t0 + d - ahead;
 
@@ -512,14 +530,7 @@ timing_thread (void *arg)
       ts.tv_sec = abs / RAIDSIM_NS_PER_S;
       ts.tv_nsec = abs % RAIDSIM_NS_PER_S;
       pthread_cond_timedwait (&tm.kick, &tm.lock, &ts);
-      continue;
     }
-    /* Due (or due within the lookahead): run the models to d, their own
-     * time for it, however late the clock is.
-     */
-    if (d > tm.now)
-      tm.now = d;
-    run_due (tm.now);
   }
   pthread_mutex_unlock (&tm.lock);
   return NULL;
@@ -746,9 +757,29 @@ timing_end (struct timing_req *r)
   if (!r->timed)
     return;
   real = clock_ns ();           /* the real I/O has ended */
-  pthread_mutex_lock (&r->lock);
-  while (r->left > 0)
-    pthread_cond_wait (&r->cond, &r->lock);
+  /* While the models' next time is due within the lookahead, this
+   * thread runs them itself rather than wait for the timing thread to
+   * wake up and then wake it: at low QD that next time is usually this
+   * request's own completion, and one wake-up less on its path is tens
+   * of microseconds less on a busy machine.
+   */
+  for (;;) {
+    bool ran;
+
+    pthread_mutex_lock (&r->lock);
+    if (r->left == 0)
+      break;
+    pthread_mutex_unlock (&r->lock);
+    pthread_mutex_lock (&tm.lock);
+    ran = advance (next_deadline ());
+    pthread_mutex_unlock (&tm.lock);
+    if (ran)
+      continue;
+    pthread_mutex_lock (&r->lock);
+    while (r->left > 0)
+      pthread_cond_wait (&r->cond, &r->lock);
+    break;
+  }
   done = r->done;
   pthread_mutex_unlock (&r->lock);
   pthread_cond_destroy (&r->cond);
