@@ -19,7 +19,7 @@
 # p99 within 15%).  A measurement, not a test: it exits 0 either way.
 #
 # Run: bench/realtime-matrix.sh            (after meson compile -C build)
-# Environment: ONLY="vroc md" (arrays whose name has one of these
+# Environment: ONLY="vroc 900p-md" (arrays whose name has one of these
 # words), QDS="1 2" (a subset of queue depths), IOS_HDD=400 and
 # IOS_FLASH=8000 (I/Os at QD1; deeper queues do QD/2 times as many, up
 # to 4x), BENCH_DIR, RAID_PLUGIN, RAIDSIM as for crosscheck.sh.

@@ -72,11 +72,19 @@
 /* -D raid.timing_lookahead_us=N: how far ahead of the clock the timing
  * thread runs the models (see above).
  */
-NBDKIT_DLL_PUBLIC int raid_debug_timing_lookahead_us = 50;
+NBDKIT_DLL_PUBLIC int raid_debug_timing_lookahead_us = 100;
 /* -D raid.timing_spin_us=N: the last microseconds before a completion
  * time that a request's thread spins rather than sleeps.
  */
-NBDKIT_DLL_PUBLIC int raid_debug_timing_spin_us = 10;
+NBDKIT_DLL_PUBLIC int raid_debug_timing_spin_us = 25;
+/* -D raid.timing_host_us=N: return a request N microseconds before the
+ * models' completion time (never before its real I/O has ended), to
+ * take off the latency the host's own path adds on top of the model's:
+ * the client, the socket and nbdkit, which a client sees even with a
+ * model that adds nothing.  0 (the default): the model's time exactly.
+ * bench/realtime-matrix.sh measures the path (its "host floor").
+ */
+NBDKIT_DLL_PUBLIC int raid_debug_timing_host_us = 0;
 
 /* -D raid.timing_rt=0: leave the scheduling policy alone (see
  * realtime_thread).
@@ -506,6 +514,18 @@ advance (raidsim_ns d)
   return true;
 }
 
+/* With tm.lock held: wake the timing thread if the models' next time
+ * is later than after and earlier than what it sleeps for.
+ */
+static void
+kick_beyond (raidsim_ns after)
+{
+  raidsim_ns d = next_deadline ();
+
+  if (d != RAIDSIM_NEVER && d > after && d < tm.wake_at)
+    pthread_cond_signal (&tm.kick);
+}
+
 static void *
 timing_thread (void *arg)
 {
@@ -718,8 +738,11 @@ timing_begin (struct timing_req *r, bool write, uint64_t offset,
     nbdkit_debug ("raid: model=: request at %" PRIu64 " not (fully) "
                   "timed: %s", offset, raidsim_error ());
   run_due (ctx.now);
-  if (next_deadline () < tm.wake_at)
-    pthread_cond_signal (&tm.kick);
+  /* A next time within the lookahead is this thread's to run (in
+   * timing_end) unless someone waits for it; one beyond, the timing
+   * thread's, if it sleeps for a later one.
+   */
+  kick_beyond (ctx.now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
   pthread_mutex_unlock (&tm.lock);
 }
 
@@ -772,6 +795,9 @@ timing_end (struct timing_req *r)
     pthread_mutex_unlock (&r->lock);
     pthread_mutex_lock (&tm.lock);
     ran = advance (next_deadline ());
+    if (!ran)                   /* about to wait: the timing thread runs
+                                 * them from here */
+      kick_beyond (0);
     pthread_mutex_unlock (&tm.lock);
     if (ran)
       continue;
@@ -782,6 +808,11 @@ timing_end (struct timing_req *r)
   }
   done = r->done;
   pthread_mutex_unlock (&r->lock);
+  {
+    uint64_t host = (uint64_t) raid_debug_timing_host_us * 1000;
+
+    done = done - r->start > host ? done - host : r->start;
+  }
   pthread_cond_destroy (&r->cond);
   pthread_mutex_destroy (&r->lock);
 
@@ -819,7 +850,7 @@ hist_json (const struct raid_histogram *h)
 }
 
 /* "timing": { "model": PATH, "lookahead_ns": N, "spin_ns": N,
- *             "requests": N,
+ *             "host_ns": N, "requests": N,
  *             "late":  { count, mean, p50, p99, max },  real I/O ended
  *                      after the model's time, by how much (ns)
  *             "error": { ... } }  the others: return minus model time
@@ -852,6 +883,8 @@ timing_json (void)
                           (raid_debug_timing_lookahead_us * 1000ull));
   json_object_object_add (o, "spin_ns", json_object_new_uint64
                           (raid_debug_timing_spin_us * 1000ull));
+  json_object_object_add (o, "host_ns", json_object_new_uint64
+                          (raid_debug_timing_host_us * 1000ull));
   json_object_object_add (o, "requests", json_object_new_uint64 (requests));
   json_object_object_add (o, "late", hist_json (late));
   json_object_object_add (o, "error", hist_json (error));

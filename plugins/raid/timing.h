@@ -104,8 +104,11 @@ extern json_object *timing_json (void);
 /* One summary line (see stats_log_summary). */
 extern void timing_log_summary (bool to_stderr);
 
-/* -D raid.timing_lookahead_us=N and -D raid.timing_spin_us=N */
+/* -D raid.timing_lookahead_us=N, -D raid.timing_spin_us=N and
+ * -D raid.timing_host_us=N (timing.c).
+ */
 extern int raid_debug_timing_lookahead_us;
 extern int raid_debug_timing_spin_us;
+extern int raid_debug_timing_host_us;
 
 #endif /* RAID_TIMING_H */
