@@ -767,8 +767,16 @@ wait_until (uint64_t abs)
            == EINTR)
       ;
   }
-  while ((now = clock_ns ()) < abs)
-    __builtin_ia32_pause ();
+  /* Spinning, let the others that spin or wait for a CPU (request
+   * threads of other completions, under the same SCHED_FIFO priority)
+   * have it, but for the last microseconds.
+   */
+  while ((now = clock_ns ()) < abs) {
+    if (abs - now > 3 * RAIDSIM_NS_PER_US)
+      sched_yield ();
+    else
+      __builtin_ia32_pause ();
+  }
   return now;
 }
 
