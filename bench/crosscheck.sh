@@ -21,7 +21,7 @@
 #                 are within 1 +- TOL (e.g. 0.25); for tests.
 #   --seed N      the simulator's seed (default 1).
 # Environment: RAID_PLUGIN, RAIDSIM (default build/...), BENCH_DIR
-# (default /dev/shm), THREADS (nbdkit --threads, default 16), NBDKIT_ARGS
+# (default /dev/shm), THREADS (nbdkit --threads, default 64: at least the deepest queue a job keeps, or nbdkit queues what the models should), NBDKIT_ARGS
 # (more plugin parameters or nbdkit options, e.g. "-D
 # raid.timing_lookahead_us=0"), OUT=DIR (keep fio.json, sim.json and
 # stats.json there).
@@ -37,7 +37,7 @@ RAIDSIM_PROG=crosscheck.sh
 RAID_PLUGIN=${RAID_PLUGIN:-$srcdir/build/plugins/raid/nbdkit-raid-plugin.so}
 RAIDSIM=${RAIDSIM:-$srcdir/build/raidsim/raidsim}
 BENCH_DIR=${BENCH_DIR:-/dev/shm}
-THREADS=${THREADS:-16}
+THREADS=${THREADS:-64}
 NBDKIT_ARGS=${NBDKIT_ARGS:-}
 OUT=${OUT:-}
 # Both fio and nbdkit run under SCHED_FIFO 1 where allowed (RT= to

@@ -18,6 +18,13 @@
 # 4x the host floor's) and are met (IOPS and mean within 10%, p50 and
 # p99 within 15%).  A measurement, not a test: it exits 0 either way.
 #
+# HOST_US=auto runs every row with -D raid.timing_host_us set to the
+# timed path's own floor: the p50 latency of the plugin with a model
+# that adds nothing (two 1 ns drives), 4K random reads at QD1, so that a
+# request returns that much before the model's time and the client sees
+# the model's latency rather than the model's plus the host's.  HOST_US=N
+# sets it; the default, 0, leaves it off.
+#
 # Run: bench/realtime-matrix.sh            (after meson compile -C build)
 # Environment: ONLY="vroc 900p-md" (arrays whose name has one of these
 # words), QDS="1 2" (a subset of queue depths), IOS_HDD=400 and
@@ -35,6 +42,8 @@ ONLY=${ONLY:-}
 QDS=${QDS:-}
 IOS_HDD=${IOS_HDD:-400}
 IOS_FLASH=${IOS_FLASH:-8000}
+HOST_US=${HOST_US:-0}
+RAID_PLUGIN=${RAID_PLUGIN:-$srcdir/build/plugins/raid/nbdkit-raid-plugin.so}
 BENCH_DIR=${BENCH_DIR:-/dev/shm}
 export BENCH_DIR
 
@@ -60,6 +69,30 @@ floor=$(perl -MJSON::PP -e 'local $/; my $t = <STDIN>; $t =~ s/^[^{]*//s;
 read -r floor_mean floor_p50 floor_p99 <<< "$floor"
 printf 'host floor (nbdkit file, fio nbd, 4K randread QD1): mean %s us, p50 %s us, p99 %s us\n' \
   "$floor_mean" "$floor_p50" "$floor_p99"
+
+# The timed path's floor: the plugin with a model that adds nothing.
+printf '[device]\nmodel = fixed\ncapacity = 1G\nlatency = 1ns\nparallelism = 64\n' \
+  > "$work/zero-dev.ini"
+printf '[controller]\nmodel = generic\n' > "$work/nothing.ini"
+printf '[array]\nlevel = 0\nmembers = 2\nchunk = 128K\ndevice = zero-dev.ini\ncontroller = nothing.ini\n' \
+  > "$work/zero.ini"
+truncate -s 1G "$work/z0.img" "$work/z1.img"
+serve "$work/zero.sock" "$work/zero.log" "$RAID_PLUGIN" model="$work/zero.ini" \
+  "$work/z0.img" "$work/z1.img"
+[ -z "$RT" ] || chrt -f -a -p 1 "$SERVE_PID" > /dev/null
+$RT fio --name=zero --ioengine=nbd --uri="nbd+unix:///?socket=$work/zero.sock" \
+  --rw=randread --bs=4k --iodepth=1 --number_ios=20000 --size=1g \
+  --output-format=json --output="$work/zero.json" > /dev/null 2>&1
+stop_pid "$SERVE_PID"
+zero_p50=$(perl -MJSON::PP -e 'local $/; my $t = <STDIN>; $t =~ s/^[^{]*//s;
+  my $r = decode_json ($t)->{jobs}[0]{read};
+  printf "%.0f", $r->{clat_ns}{percentile}{"50.000000"} / 1e3;' < "$work/zero.json")
+printf 'timed floor (raid plugin, model of 1 ns drives, same job): p50 %s us\n' "$zero_p50"
+if [ "$HOST_US" = auto ]; then HOST_US=$zero_p50; fi
+if [ "$HOST_US" != 0 ]; then
+  export NBDKIT_ARGS="${NBDKIT_ARGS:-} -D raid.timing_host_us=$HOST_US"
+fi
+printf 'host compensation: -D raid.timing_host_us=%s\n' "$HOST_US"
 printf 'load average before: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-28s %3s %9s | %9s %9s %6s | %9s %6s | %9s %6s | %9s %6s | %5s %s\n' \
   array qd model-us emu-iops sim-iops ratio emu-mean ratio emu-p50 ratio \
