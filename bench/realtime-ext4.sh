@@ -130,5 +130,5 @@ for name in raid0-2x-optane-900p-md raid0-2x-optane-900p-vroc \
       $name, $copy_s, $c->{runtime_ns} / 1e9, $f->{iops}, $s->{iops},
       $f->{clat_ns}{mean} / 1e3, $s->{clat_ns}{mean} / 1e3,
       100 * $t->{late}{count} / ($t->{requests} || 1);
-  ' "$d" "$name" "$(echo "$end - $start" | bc)"
+  ' "$d" "$name" "$(perl -e 'printf "%.3f", $ARGV[1] - $ARGV[0]' "$start" "$end")"
 done

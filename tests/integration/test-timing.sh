@@ -18,8 +18,9 @@
 # machine's scheduling, not for the emulator: timing switched off gives
 # about 0.05x, timing doubled 2x.
 #
-# Then the refusals: level=, chunk= or a member count that conflicts
-# with the file fails with one line naming the key.
+# Then the refusals: level=, chunk=, a member count or members' md
+# metadata that conflicts with the file fails with one line naming the
+# key.
 #
 # Takes about 3 s.
 #
@@ -138,6 +139,26 @@ refuse ()
 refuse level level=1 "$tmp/a.img" "$tmp/b.img"
 refuse chunk chunk=128K "$tmp/a.img" "$tmp/b.img"
 refuse member "$tmp/a.img" "$tmp/b.img" "$tmp/c.img"
+# md metadata that says otherwise than the file (raidsim create writes
+# superblocks as mdadm --create does): RAID 10, and RAID 0 with 128K
+# chunks.  With the file's own shape it is served.
+if [ -x "$RAIDSIM" ]; then
+  truncate -s 64M "$tmp/md10a.img" "$tmp/md10b.img" "$tmp/md0a.img" \
+    "$tmp/md0b.img" "$tmp/okA.img" "$tmp/okB.img"
+  "$RAIDSIM" create --level=10 --chunk=64K "$tmp/md10a.img" "$tmp/md10b.img" \
+    > /dev/null
+  "$RAIDSIM" create --level=0 --chunk=128K "$tmp/md0a.img" "$tmp/md0b.img" \
+    > /dev/null
+  "$RAIDSIM" create --level=0 --chunk=64K "$tmp/okA.img" "$tmp/okB.img" \
+    > /dev/null
+  refuse level "$tmp/md10a.img" "$tmp/md10b.img"
+  refuse chunk "$tmp/md0a.img" "$tmp/md0b.img"
+  if ! nbdkit -U - "$RAID_PLUGIN" model="$tmp/array.ini" "$tmp/okA.img" \
+       "$tmp/okB.img" --run true > "$tmp/accept.log" 2>&1; then
+    cat "$tmp/accept.log"
+    fail "md members of the file's own shape refused"
+  fi
+fi
 # The same values as the file's are accepted.
 if ! nbdkit -U - "$RAID_PLUGIN" model="$tmp/array.ini" level=0 chunk=64K \
      "$tmp/a.img" "$tmp/b.img" --run true > "$tmp/accept.log" 2>&1; then
