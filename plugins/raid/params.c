@@ -122,7 +122,7 @@ static struct plugin_param plugin_params[] = {
            "every member I/O still goes to its member, but a request "
            "completes when the file's controller, links and devices (the "
            "simulator's own models, driven by the monotonic clock) say.  "
-           "level, chunk and copies come from the file (if given, or "
+           "The level, chunk and copies come from the file (if given, or "
            "found in md metadata, they must agree), and so must the "
            "member count.  The plugin can only add latency: a request "
            "whose real I/O ends after the model's time is counted late "
