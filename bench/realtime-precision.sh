@@ -5,7 +5,7 @@
 #
 # 1. Precision.  A RAID 0 of two `fixed` drives (every read 200 us, 64
 #    at once) behind a controller that adds nothing, 4K random reads
-#    through fio's nbd engine at QD 1 2 4 8 (up to about 40K IOPS).  The
+#    through fio's nbd engine at QD 1 2 4 8 16 (up to about 50K IOPS).  The
 #    plugin's statistics give, per request, its completion time minus
 #    the model's ("error": p50 and p99; target p50 <= 5 us, p99 <= 50 us
 #    at <= 50K IOPS) and the requests whose real I/O ended after the
@@ -87,7 +87,7 @@ printf 'load average before: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "1. precision: 2 x fixed 200 us, 4K random reads, $IOS I/Os per QD"
 printf '%4s %9s %9s | %9s %9s %9s | %6s %9s\n' qd iops mean-us \
   err-p50-us err-p99-us err-max-us late late-p99-us
-for qd in 1 2 4 8; do
+for qd in 1 2 4 8 16; do
   serve_raid p$qd model="$work/array-200us.ini" stats="$work/p$qd.json"
   fio_run p$qd "$work/p$qd-fio.json" --iodepth="$qd" --number_ios="$IOS"
   stop_pid "$SERVE_PID"

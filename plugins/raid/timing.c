@@ -76,7 +76,7 @@ NBDKIT_DLL_PUBLIC int raid_debug_timing_lookahead_us = 100;
 /* -D raid.timing_spin_us=N: the last microseconds before a completion
  * time that a request's thread spins rather than sleeps.
  */
-NBDKIT_DLL_PUBLIC int raid_debug_timing_spin_us = 25;
+NBDKIT_DLL_PUBLIC int raid_debug_timing_spin_us = 60;
 /* -D raid.timing_host_us=N: return a request N microseconds before the
  * models' completion time (never before its real I/O has ended), to
  * take off the latency the host's own path adds on top of the model's:
