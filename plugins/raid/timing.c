@@ -137,7 +137,6 @@ static struct {
   unsigned nmembers;
   struct tmember m[RAID_MAX_MEMBERS];
   struct tcmd *free_cmds;
-  uint64_t ncmds;               /* allocated, for the statistics */
 
   /* The limits (timing.h), under their own lock. */
   pthread_mutex_t stats_lock;
@@ -470,8 +469,10 @@ model_now (void)
   return now;
 }
 
-/* The threads that keep time: the timing thread, and each request's
- * thread while it waits for a completion time.  On a busy machine a
+/* The threads that keep time: the timing thread, and each of nbdkit's
+ * threads that waits for a completion time, from its first wait on (a
+ * policy switched back and forth would cost two system calls a
+ * request; these threads only ever serve the array).  On a busy machine a
  * thread woken at its time under the normal policy runs when the
  * scheduler gets round to it, milliseconds later under load; SCHED_FIFO
  * (priority 1, the lowest real-time one) runs it at once.  They sleep
@@ -693,7 +694,6 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
     c = malloc (sizeof *c);
     if (c == NULL)
       return -1;
-    tm.ncmds++;
   }
   memset (c, 0, sizeof *c);
   c->req = ctx->r;
