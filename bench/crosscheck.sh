@@ -19,7 +19,12 @@
 # Options (before the files):
 #   --check TOL   exit 1 unless every job's IOPS and mean latency ratios
 #                 are within 1 +- TOL (e.g. 0.25); for tests.
-#   --seed N      the simulator's seed (default 1).
+#   --seed N      the simulator's (first) seed (default 1).
+#   --seeds K     run the simulator with seeds N .. N+K-1 and compare
+#                 against the mean of each figure (default 1, or
+#                 SEEDS): one emulator run is one sample of the random
+#                 offsets, as each seed is, and at deep queues a hard
+#                 disk's percentiles move by 15% from seed to seed.
 # Environment: RAID_PLUGIN, RAIDSIM (default build/...), BENCH_DIR
 # (default /dev/shm), THREADS (nbdkit --threads, default 64: at least the deepest queue a job keeps, or nbdkit queues what the models should), NBDKIT_ARGS
 # (more plugin parameters or nbdkit options, e.g. "-D
@@ -50,15 +55,17 @@ fi
 
 check=
 seed=1
+seeds=${SEEDS:-1}
 while [ $# -gt 0 ]; do
   case $1 in
     --check) check=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
     -*) die "unknown option $1" ;;
     *) break ;;
   esac
 done
-[ $# -eq 2 ] || die "usage: crosscheck.sh [--check TOL] [--seed N] ARRAY.ini JOB.fio"
+[ $# -eq 2 ] || die "usage: crosscheck.sh [--check TOL] [--seed N] [--seeds K] ARRAY.ini JOB.fio"
 array=$1
 job=$2
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built (meson compile -C build)"
@@ -71,9 +78,46 @@ perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is not installed"
 work=$(mktemp -d "$BENCH_DIR/crosscheck.XXXXXX")
 at_exit rm -rf "$work"
 
-# 1. The simulator.
-"$RAIDSIM" run "$array" --workload "$job" --seed "$seed" --format json \
-  > "$work/sim.json" || die "raidsim run failed"
+# 1. The simulator, over seeds seed .. seed+seeds-1; sim.json holds the
+# mean of each figure the comparison reads (and the first run's array),
+# and every figure's lowest and highest over the seeds.
+for (( s = seed; s < seed + seeds; s++ )); do
+  "$RAIDSIM" run "$array" --workload "$job" --seed "$s" --format json \
+    > "$work/sim-$s.json" || die "raidsim run failed"
+done
+perl -MJSON::PP -e '
+  use strict; use warnings;
+  my @runs = map { local $/; open my $f, "<", $_ or die "$_: $!";
+                   decode_json (<$f>) } @ARGV;
+  my $out = $runs[0];
+  for my $i (0 .. $#{$out->{jobs}}) {
+    for my $d ("read", "write") {
+      my @v = map { $_->{jobs}[$i]{$d} } @runs;
+      my $o = $out->{jobs}[$i]{$d};
+      my %get = (
+        iops => sub { $_[0]{iops} }, bw_bytes => sub { $_[0]{bw_bytes} },
+        mean => sub { $_[0]{clat_ns}{mean} },
+        p50 => sub { $_[0]{clat_ns}{percentile}{"50.000000"} },
+        p99 => sub { $_[0]{clat_ns}{percentile}{"99.000000"} });
+      my %m;
+      for my $k (keys %get) {
+        my @x = map { $get{$k}->($_) // 0 } @v;
+        my $sum = 0; $sum += $_ for @x;
+        my ($lo, $hi) = (sort { $a <=> $b } @x)[0, -1];
+        $m{$k} = $sum / @x;
+        $o->{seed_range}{$k} = [$lo, $hi];
+      }
+      $o->{iops} = $m{iops};
+      $o->{bw_bytes} = $m{bw_bytes};
+      $o->{clat_ns}{mean} = $m{mean};
+      $o->{clat_ns}{percentile}{"50.000000"} = $m{p50};
+      $o->{clat_ns}{percentile}{"99.000000"} = $m{p99};
+    }
+  }
+  $out->{seeds} = scalar @runs;
+  print JSON::PP->new->canonical->encode ($out);
+' $(for (( s = seed; s < seed + seeds; s++ )); do echo "$work/sim-$s.json"; done) \
+  > "$work/sim.json"
 
 # 2. The members: one modelled drive each (the simulator's array size
 # back to one member's share: RAID 0 splits it over the members, RAID 1
@@ -123,9 +167,11 @@ perl -MJSON::PP -e '
   my ($f, $s, $st) = (load ($fio), load ($sim), load ($stats));
   my %sim = map { $_->{jobname} => $_ } @{$s->{jobs}};
   my $bad = 0;
-  printf "crosscheck: %s with %s\n", $array, $job;
-  printf "%-22s %-6s %-10s %12s %12s %7s\n", "job", "dir", "figure",
-         "emulator", "raidsim", "ratio";
+  printf "crosscheck: %s with %s (raidsim: %s)\n", $array, $job,
+         ($s->{seeds} // 1) > 1 ? "mean of $s->{seeds} seeds, range after"
+                                : "one seed";
+  printf "%-22s %-6s %-10s %12s %12s %7s  %s\n", "job", "dir", "figure",
+         "emulator", "raidsim", "ratio", "raidsim range";
   for my $fj (@{$f->{jobs}}) {
     my $sj = $sim{$fj->{jobname}} or die "raidsim has no job $fj->{jobname}\n";
     for my $d ("read", "write") {
@@ -141,11 +187,18 @@ perl -MJSON::PP -e '
          $m->{clat_ns}{percentile}{"50.000000"} / 1e3, 1],
         ["p99", "p99 us", $e->{clat_ns}{percentile}{"99.000000"} / 1e3,
          $m->{clat_ns}{percentile}{"99.000000"} / 1e3, 1]);
+      my %scale = (iops => 1, bw => 1e6, mean => 1e3, p50 => 1e3,
+                   p99 => 1e3);
+      my %key = (iops => "iops", bw => "bw_bytes", mean => "mean",
+                 p50 => "p50", p99 => "p99");
       for my $row (@rows) {
         my ($k, $name, $ev, $mv) = @$row;
+        my $range = $m->{seed_range}{$key{$k}};
         $r{$k} = $mv > 0 ? $ev / $mv : 0;
-        printf "%-22s %-6s %-10s %12.1f %12.1f %7.3f\n",
-               $fj->{jobname}, $d, $name, $ev, $mv, $r{$k};
+        printf "%-22s %-6s %-10s %12.1f %12.1f %7.3f  %s\n",
+               $fj->{jobname}, $d, $name, $ev, $mv, $r{$k},
+               $range ? sprintf ("%.1f-%.1f", $range->[0] / $scale{$k},
+                                 $range->[1] / $scale{$k}) : "";
       }
       push @{$r{lines}}, sprintf "crosscheck: %s %s iops=%.3f mean=%.3f p50=%.3f p99=%.3f",
            $fj->{jobname}, $d, @r{qw(iops mean p50 p99)};
