@@ -120,8 +120,9 @@ static struct plugin_param plugin_params[] = {
   { .d = { .name = "model", .syntax = "ARRAY.ini",
            .help = "Time the array as a raidsim array file models it: "
            "every member I/O still goes to its member, but a request "
-           "completes when the file's RAID layer, controller, links and devices (the "
-           "simulator's own models, driven by the monotonic clock) say.  "
+           "completes when the file's RAID layer, controller, links and "
+           "devices (the simulator's own models, driven by the monotonic "
+           "clock) say.  "
            "The level, chunk and copies come from the file (if given, or "
            "found in md metadata, they must agree), and so must the "
            "member count.  The plugin can only add latency: a request "
