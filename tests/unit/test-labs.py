@@ -562,6 +562,10 @@ def main():
     pages = sorted(glob.glob(os.path.join(LABS, "[0-9][0-9]-*.md")))
     if len(pages) < 8:
         fail("%d lab pages, fewer than 8" % len(pages))
+    # Lab 5's disk without NCQ is the generic disk with ncq off, no more.
+    a, b = ini(HDD), ini("docs/labs/configs/devices/hdd-7200-no-ncq.ini")
+    if a.pop("ncq") != "true" or b.pop("ncq") != "false" or a != b:
+        fail("hdd-7200-no-ncq.ini is not hdd-7200-generic.ini with ncq off")
     index = open(os.path.join(LABS, "README.md")).read()
     with tempfile.TemporaryDirectory() as tmp:
         for page in pages:
