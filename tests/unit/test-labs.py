@@ -384,7 +384,7 @@ def lab8(row):
     if what == "healthy":
         # 8 requests, 4 a member, no one waits: Little's law.
         return 8 / (o + lat + 4096 / port)
-    if what in ("degraded", "rebuild, min"):
+    if what in ("degraded", "rebuild-min"):
         # All reads on member 0, its p slots always full.
         return par / lat
     raise KeyError(what)
