@@ -8,7 +8,8 @@
 #       each row of the next table against the row of $OUT/F whose match
 #       columns equal the table's (a match COL is the same name in both,
 #       or TABLECOL:CSVCOL), the CSV's figure divided by D if given
-#       (1e6 for bytes/s as MB/s, 1000 for ns as us);
+#       (1e6 for bytes/s as MB/s, 1000 for ns as us); "where=COL:VALUE"
+#       keeps only the rows of F whose COL is VALUE;
 #   <!-- closed NAME "Table column" tol=P% -->
 #       the column against the closed form NAME, worked in this file from
 #       first principles and the config files' numbers, never from the
@@ -498,6 +499,9 @@ def check_page(page, out):
             match = [c.split(":") if ":" in c else (c, c)
                      for c in opts.pop("match").split(",")]
             data = list(csv.DictReader(open(os.path.join(out, f))))
+            if "where" in opts:
+                wcol, _, wval = opts.pop("where").partition(":")
+                data = [d for d in data if d[wcol] == wval]
             for row in rows:
                 hits = [d for d in data
                         if all(d[cc].strip() == row[tc].strip() or
