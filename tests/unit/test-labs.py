@@ -14,9 +14,11 @@
 #       the column against the closed form NAME, worked in this file from
 #       first principles and the config files' numbers, never from the
 #       simulator's code;
-#   <!-- relate "A" ~ "B" tol=P% -->, <!-- relate "A" <= "B" -->
+#   <!-- relate "A" ~ "B" tol=P% -->, <!-- relate "A" <= "B" -->,
+#   <!-- relate "A" in "B" "C" -->
 #       two columns of the table against each other (a simulated figure
-#       against its closed form or its bound);
+#       against its closed form or its bound; a closed form A inside the
+#       interval B +- C of a mean over seeds);
 #   <!-- excerpt file=F -->
 #       every line of the next fenced block is in $OUT/F (spaces
 #       squeezed).
@@ -535,7 +537,12 @@ def check_page(page, out):
             a, op, b = words[0], words[1], words[2]
             for row in rows:
                 x, y = num(row[a]), num(row[b])
-                ok = within(x, y, tol) if op == "~" else x <= y * (1 + tol)
+                if op == "in":          # A in B +- C: inside the interval
+                    ok = abs(x - y) <= num(row[words[3]])
+                elif op == "~":
+                    ok = within(x, y, tol)
+                else:
+                    ok = x <= y * (1 + tol)
                 if not ok:
                     fail("%s: %s %s %s fails: %s, %s" % (where, a, op, b,
                                                          x, y))
