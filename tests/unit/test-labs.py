@@ -393,6 +393,12 @@ def lab8(row):
     raise KeyError(what)
 
 
+def lab8_min_hours(row):
+    # md's default speed_limit_min, 1000 KiB/s, over the whole member.
+    d = ini(FIXED4)
+    return size(d["capacity"]) / (1000 * 1024) / 3600
+
+
 def lab8_idle_minutes(row):
     d = ini(FIXED4)
     return size(d["capacity"]) / (200000 * 1024) / 60
