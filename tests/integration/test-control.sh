@@ -18,17 +18,16 @@
 #           byte (sent raw with perl) all get {"error": ...} and change
 #           nothing: both members stay active, the events in the
 #           superblocks stay where they were.
-#           Mutants killed: serve_request handling the first
-#           CONTROL_LINE_MAX bytes of a longer line instead of refusing
-#           it; serve_request not refusing a NUL byte (each fails
-#           member 1).
+#           Mutants killed: no length limit (serve_request handling the
+#           first CONTROL_LINE_MAX bytes of a longer line, and
+#           control_handle not checking the length); serve_request not
+#           refusing a NUL byte (each fails member 1).
 # load      fio writes with verify=crc32c behind nbdkit's delay filter;
 #           once the plugin has written, `fail 1`; fio's verify passes,
 #           detail says member 1 is faulty, later writes went to member
-#           0 only, and mdadm --examine of member 0 says "A." (recorded
-#           in the superblock before the answer).
-#           Mutant killed: do_fail without metadata_record (mdadm says
-#           AA).
+#           0 only, and mdadm --examine of member 0 says "A.".
+#           Mutant killed: do_fail marking no member failed (detail
+#           says active sync; member 1 takes every write).
 # last      `fail 0` then is refused (the last in-sync copy) and member 0
 #           stays active.  Mutant killed: do_fail setting failed without
 #           request_mark_failed's check.
@@ -37,6 +36,11 @@
 #           (/proc/PID/fd), and the superblock's events go one on.
 #           Mutant killed: do_remove without ops->close (b.img stays
 #           open).
+# quiet     a second RAID 1, read once and then left idle: `fail f.img`
+#           (by name) is in e.img's superblock (mdadm: "A.") as soon as
+#           the answer comes, with no write since to record it.
+#           Mutant killed: do_fail without metadata_record (mdadm says
+#           AA).
 # mdstat    in every state above, the /proc/mdstat form and the JSON
 #           agree, and both say what the state is from first principles:
 #           "[2/2] [UU]", then "[2/1] [U_]" with "b.img[1](F)", then no
@@ -299,4 +303,20 @@ expect_error rm1again "empty already" remove 1
 
 stop_pid "$SERVE_PID"
 [ ! -e ctl ] || fail "the control socket is left behind at exit"
+
+# ---- quiet: the fail is in the superblock with no write to carry it --
+say "quiet: fail 1 with no I/O is recorded before the answer"
+truncate -s 32M e.img f.img
+"$RAIDSIM" create --level=1 --assume-clean e.img f.img >create2.out 2>&1 ||
+  fail "raidsim create: $(cat create2.out)"
+: >nbdkit.log
+serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" e.img f.img \
+  control="$d/ctl" || fail "the plugin did not start"
+"$NBD_IO" "nbd+unix:///?socket=$d/sock" <<<"r 0 4096" >/dev/null ||
+  fail "the array cannot be read"
+[ "$(array_state e.img)" = "AA" ] || fail "before fail: $(array_state e.img)"
+ctl fail f.img >quiet.out 2>&1 || fail "fail f.img: $(cat quiet.out)"
+[ "$(array_state e.img)" = "A." ] ||
+  fail "after fail f.img, with no write since, mdadm says $(array_state e.img)"
+stop_pid "$SERVE_PID"
 say "ok"
