@@ -33,8 +33,8 @@ static const struct control_verb_desc control_verbs[] = {
   [CV_STATUS] = { "status", 0, 0, "", "cat /proc/mdstat",
                   "the same as detail" },
   [CV_FAIL] = { "fail", 1, 1, "MEMBER", "mdadm --fail",
-                "mark a member faulty, as an I/O error would (never the "
-                "last in-sync copy)" },
+                "mark it faulty, as an I/O error would; never the last "
+                "copy" },
   [CV_REMOVE] = { "remove", 1, 1, "MEMBER", "mdadm --remove",
                   "close a faulty member and empty its role" },
   [CV_ADD] = { "add", 1, 2, "MEMBER [--replace]",
@@ -45,8 +45,7 @@ static const struct control_verb_desc control_verbs[] = {
                  "compare every copy; count mismatch_cnt" },
   [CV_REPAIR] = { "repair", 0, 0, "",
                   "echo repair > /sys/block/mdX/md/sync_action",
-                  "as check, and write the first copy over copies that "
-                  "differ" },
+                  "as check, and rewrite differing copies from the first" },
   [CV_IDLE] = { "idle", 0, 0, "",
                 "echo idle > /sys/block/mdX/md/sync_action",
                 "stop a running check or repair" },

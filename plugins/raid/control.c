@@ -514,8 +514,12 @@ control_handle (struct raid_array *a, const char *line)
     if (strcmp (w[0], control_verbs[v].name) == 0)
       break;
   if (v == CONTROL_NVERBS) {
-    reply = error_reply ("%.64s: unknown verb (detail, status, fail, "
-                         "remove, add, check, repair, idle)", w[0]);
+    char known[256] = "";
+
+    for (v = 0; v < CONTROL_NVERBS; ++v)
+      snprintf (known + strlen (known), sizeof known - strlen (known),
+                "%s%s", v ? ", " : "", control_verbs[v].name);
+    reply = error_reply ("%.64s: unknown verb (%s)", w[0], known);
     free (copy);
     return reply;
   }
