@@ -14,6 +14,7 @@
 
 #include "params.h"
 #include "sync.h"
+#include "timing.h"
 
 #define STR_(x) #x
 #define STR(x) STR_ (x)
@@ -66,6 +67,7 @@ static int parse_speed (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
 static int parse_control (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
+static int parse_model (const char *key, const char *value);
 
 struct plugin_param {
   struct raid_key d;
@@ -123,6 +125,18 @@ static struct plugin_param plugin_params[] = {
            "--fail, --remove and md's sync_action.  A stale socket left "
            "at PATH is replaced; anything else there is refused." },
     .parse = parse_control },
+  { .d = { .name = "model", .syntax = "ARRAY.ini",
+           .help = "Time the array as a raidsim array file models it: "
+           "every member I/O still goes to its member, but a request "
+           "completes when the file's RAID layer, controller, links and "
+           "devices (the simulator's own models, driven by the monotonic "
+           "clock) say.  "
+           "The level, chunk and copies come from the file (if given, or "
+           "found in md metadata, they must agree), and so must the "
+           "member count.  The plugin can only add latency: a request "
+           "whose real I/O ends after the model's time is counted late "
+           "(stats=, and the summary at exit)." },
+    .parse = parse_model },
   { .d = { .name = "member", .syntax = "FILE|DEVICE|URI|missing",
            .help = "A member; give 2 or more.  URI is an NBD URI (nbd://, "
            "nbd+unix://).  With md metadata the order does not matter, "
@@ -253,6 +267,12 @@ parse_member (const char *key, const char *value)
   }
   params.nmembers++;
   return 0;
+}
+
+static int
+parse_model (const char *key, const char *value)
+{
+  return timing_config (value);
 }
 
 int

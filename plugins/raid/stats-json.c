@@ -18,6 +18,7 @@
 #include <nbdkit-plugin.h>
 
 #include "stats-json.h"
+#include "timing.h"
 
 static const char *const op_keys[MOP_COUNT] = {
   [MOP_READ] = "read", [MOP_WRITE] = "write", [MOP_ZERO] = "zero",
@@ -98,6 +99,7 @@ to_json (const struct stats_source *src)
   json_object *root = json_object_new_object ();
   json_object *array = json_object_new_object ();
   json_object *members = json_object_new_array ();
+  json_object *timing;
   unsigned i;
 
   json_object_object_add (root, "level", json_object_new_int
@@ -159,6 +161,9 @@ to_json (const struct stats_source *src)
     json_object_array_add (members, o);
   }
   json_object_object_add (root, "members", members);
+  timing = timing_json ();
+  if (timing)
+    json_object_object_add (root, "timing", timing);
   return root;
 }
 
