@@ -33,12 +33,20 @@
 
 #define CMD PROGRAM_NAME " run"
 
+/* --trace's iodepth when the replay is timed: enough that the trace's
+ * times, not the host, decide when I/Os reach the array (an open loop,
+ * as DiskSim replays a trace); any holding back shows as host-queue.
+ */
+#define TIMED_IODEPTH 4096
+
 static void
 usage (FILE *fp)
 {
   fprintf (fp,
            "usage: %s ARRAY --workload JOB|PRESET[:SPAN] [--set KEY=VALUE]... "
            "[--seed N] [--format table|csv|json]\n"
+           "       %s ARRAY --trace FILE [--replay timed|fast] "
+           "[--iodepth N] ...\n"
            "       %s --presets\n"
            "       %s --print-jobs ARRAY --workload PRESET[:SPAN]\n"
            "\n"
@@ -54,6 +62,18 @@ usage (FILE *fp)
            "      --presets        list the presets\n"
            "      --print-jobs     print the workload's jobs as a fio job\n"
            "                       file for ARRAY, and run nothing\n"
+           "  -t, --trace FILE     replay a trace instead: a fio iolog (v2,\n"
+           "                       v3), blkparse text or blktrace binary\n"
+           "                       (docs/simulator.md); as a job file with\n"
+           "                       read_iolog=FILE\n"
+           "      --replay MODE    timed (default for a trace with times):\n"
+           "                       each I/O at its time in the trace, open\n"
+           "                       loop; fast: as fast as --iodepth allows\n"
+           "                       (fio's replay_no_stall)\n"
+           "      --iodepth N      most I/Os of the trace in flight (default:\n"
+           "                       %d timed, 1 fast)\n"
+           "      --lat-log PREFIX write fio's latency log of each job, one\n"
+           "                       line per I/O, to PREFIX_lat.N.log\n"
            "      --set KEY=VALUE  set a key of the array file for this run\n"
            "                       (any but device, controller and members),\n"
            "                       e.g. --set rebuild=1 --set failed=none\n"
@@ -64,7 +84,7 @@ usage (FILE *fp)
            "  -h, --help           show this help\n"
            "\n"
            "Presets:\n",
-           CMD, CMD, CMD);
+           CMD, CMD, CMD, CMD, TIMED_IODEPTH);
   raidsim_preset_list (fp, false);
 }
 
@@ -78,6 +98,10 @@ cmd_run (int argc, char **argv)
     { "presets", no_argument, NULL, 'P' },
     { "print-jobs", no_argument, NULL, 'J' },
     { "set", required_argument, NULL, 'S' },
+    { "trace", required_argument, NULL, 't' },
+    { "replay", required_argument, NULL, 'R' },
+    { "iodepth", required_argument, NULL, 'D' },
+    { "lat-log", required_argument, NULL, 'L' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -90,11 +114,43 @@ cmd_run (int argc, char **argv)
   bool print_jobs = false;
   const char *sets[64];
   int nsets = 0;
+  const char *trace = NULL, *lat_log = NULL;
+  int replay = -1;              /* 0 timed, 1 fast; -1: from the trace */
+  uint64_t iodepth = 0;
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, ":w:s:f:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":w:s:f:t:h", longopts, NULL)) != -1) {
     switch (c) {
+    case 't':
+      trace = optarg;
+      break;
+    case 'R':
+      if (strcmp (optarg, "timed") == 0)
+        replay = 0;
+      else if (strcmp (optarg, "fast") == 0)
+        replay = 1;
+      else {
+        cli_error (CMD, "--replay: '%s' is not timed or fast", optarg);
+        return 1;
+      }
+      break;
+    case 'D': {
+      char *end;
+
+      errno = 0;
+      iodepth = strtoull (optarg, &end, 10);
+      if (errno || *end || optarg[0] < '1' || optarg[0] > '9' ||
+          iodepth > 65536) {
+        cli_error (CMD, "--iodepth: '%s' is not a number from 1 to 65536",
+                   optarg);
+        return 1;
+      }
+      break;
+    }
+    case 'L':
+      lat_log = optarg;
+      break;
     case 'w':
       workload = optarg;
       break;
@@ -134,9 +190,19 @@ cmd_run (int argc, char **argv)
              CMD, CMD);
     return 1;
   }
-  if (workload == NULL) {
+  if (workload == NULL && trace == NULL) {
     fprintf (stderr, "%s: --workload: missing; give a fio job file or a "
-             "preset (%s)\n", CMD, raidsim_preset_names ());
+             "preset (%s), or --trace\n", CMD, raidsim_preset_names ());
+    return 1;
+  }
+  if (workload && trace) {
+    cli_error (CMD, "--trace: give either --workload or --trace");
+    return 1;
+  }
+  if (trace == NULL && (replay != -1 || iodepth)) {
+    cli_error (CMD, "%s: only with --trace (a job file says iodepth and "
+               "replay_no_stall itself)", replay != -1 ? "--replay"
+               : "--iodepth");
     return 1;
   }
 
@@ -148,7 +214,22 @@ cmd_run (int argc, char **argv)
       fprintf (stderr, "%s: --set %s: %s\n", CMD, sets[c], raidsim_error ());
       goto out;
     }
-  jf = raidsim_workload_load (workload, raidsim_array_config_size (ac));
+  if (trace) {
+    /* Timed if the trace has times, unless asked otherwise. */
+    jf = raidsim_jobfile_trace (trace, 1, replay == 1);
+    if (jf == NULL) {
+      fprintf (stderr, "%s: --trace: %s\n", CMD, raidsim_error ());
+      goto out;
+    }
+    if (replay == -1 && !raidsim_job_timed (&jf->jobs[0]))
+      replay = 1;
+    jf->jobs[0].replay_no_stall = replay == 1;
+    jf->jobs[0].iodepth = iodepth ? iodepth
+      : replay == 1 ? 1 : TIMED_IODEPTH;
+    workload = trace;
+  }
+  else
+    jf = raidsim_workload_load (workload, raidsim_array_config_size (ac));
   if (jf == NULL) {
     fprintf (stderr, "%s: --workload: %s\n", CMD, raidsim_error ());
     goto out;
@@ -164,7 +245,9 @@ cmd_run (int argc, char **argv)
   s = raidsim_sim_new (ac, jf, seed);
   if (s == NULL)
     goto err;
-  if (raidsim_sim_run (s) == -1)
+  if (lat_log && raidsim_sim_lat_log (s, lat_log) == -1)
+    goto err;
+  if (raidsim_sim_run (s) == -1 || raidsim_sim_close_logs (s) == -1)
     goto err;
   if (raidsim_report (stdout, s, format) == -1)
     goto err;
