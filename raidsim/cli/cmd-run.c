@@ -28,6 +28,7 @@
 #include "raidsim/preset.h"
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
+#include "raidsim/stats.h"
 #include "cmd.h"
 #include "options.h"
 
@@ -79,6 +80,9 @@ usage (FILE *fp)
            "                       e.g. --set rebuild=1 --set failed=none\n"
            "  -s, --seed N         seed of every random choice (default 1);\n"
            "                       the same seed gives the same output\n"
+           "      --seeds N|LIST   run once per seed, --seed to --seed + N - 1\n"
+           "                       or the seeds listed (1,7,42), and print\n"
+           "                       each figure's mean and 95%% interval\n"
            "  -f, --format FMT     table (default), csv or json (fio's field\n"
            "                       names)\n"
            "  -h, --help           show this help\n"
@@ -102,6 +106,7 @@ cmd_run (int argc, char **argv)
     { "replay", required_argument, NULL, 'R' },
     { "iodepth", required_argument, NULL, 'D' },
     { "lat-log", required_argument, NULL, 'L' },
+    { "seeds", required_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -117,6 +122,10 @@ cmd_run (int argc, char **argv)
   const char *trace = NULL, *lat_log = NULL;
   int replay = -1;              /* 0 timed, 1 fast; -1: from the trace */
   uint64_t iodepth = 0;
+  const char *seeds_arg = NULL;
+  struct raidsim_seed_list seeds;
+  struct raidsim_figs *figs = NULL;
+  unsigned k;
   int c, ret = 1;
 
   optind = 1;
@@ -150,6 +159,9 @@ cmd_run (int argc, char **argv)
     }
     case 'L':
       lat_log = optarg;
+      break;
+    case 'N':
+      seeds_arg = optarg;
       break;
     case 'w':
       workload = optarg;
@@ -199,6 +211,15 @@ cmd_run (int argc, char **argv)
     cli_error (CMD, "--trace: give either --workload or --trace");
     return 1;
   }
+  /* After every --seed: a count starts there. */
+  if (seeds_arg && raidsim_parse_seed_list (seeds_arg, seed, &seeds) == -1) {
+    cli_error (CMD, "--seeds: %s", raidsim_error ());
+    return 1;
+  }
+  if (seeds_arg && lat_log) {
+    cli_error (CMD, "--lat-log: one run's log; give --seed, not --seeds");
+    return 1;
+  }
   if (trace == NULL && (replay != -1 || iodepth)) {
     cli_error (CMD, "%s: only with --trace (a job file says iodepth and "
                "replay_no_stall itself)", replay != -1 ? "--replay"
@@ -242,6 +263,29 @@ cmd_run (int argc, char **argv)
     ret = fflush (stdout) == EOF;
     goto out;
   }
+  if (seeds_arg) {
+    /* One whole run per seed; the figures of each, then their means. */
+    figs = calloc (seeds.n, sizeof *figs);
+    if (figs == NULL) {
+      cli_error (CMD, "%s", strerror (ENOMEM));
+      goto out;
+    }
+    for (k = 0; k < seeds.n; ++k) {
+      raidsim_sim_free (s);
+      s = raidsim_sim_new (ac, jf, seeds.seed[k]);
+      if (s == NULL || raidsim_sim_run (s) == -1 ||
+          raidsim_figs_of (s, &figs[k]) == -1)
+        goto err;
+    }
+    if (raidsim_report_seeds (stdout, s, &seeds, figs, format) == -1)
+      goto err;
+    if (fflush (stdout) == EOF) {
+      fprintf (stderr, "%s: write: %s\n", CMD, strerror (errno));
+      goto out;
+    }
+    ret = 0;
+    goto out;
+  }
   s = raidsim_sim_new (ac, jf, seed);
   if (s == NULL)
     goto err;
@@ -261,6 +305,9 @@ cmd_run (int argc, char **argv)
  err:
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
  out:
+  for (k = 0; figs && k < seeds.n; ++k)
+    raidsim_figs_free (&figs[k]);
+  free (figs);
   raidsim_sim_free (s);
   raidsim_jobfile_free (jf);
   raidsim_array_config_free (ac);
