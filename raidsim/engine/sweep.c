@@ -692,6 +692,8 @@ sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res)
 
   res->npoints = 0;
   res->points = NULL;
+  res->nseeds = 0;
+  res->ci = NULL;
   if (total == 0) {
     raidsim_set_error ("sweep: no array");
     return -1;
@@ -773,6 +775,7 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
 
   if (seeds == NULL)
     return sweep_once (sw, res);
+  memset (res, 0, sizeof *res);
   n = seeds->n;
   per = calloc (n, sizeof *per);
   if (per == NULL) {
