@@ -895,11 +895,15 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
         goto err;
     reqs = job->numjobs * job->iodepth;
     if (job->trace) {
-      /* A thread never has more in flight than its trace has I/Os. */
+      /* A thread never has more in flight than its trace has I/Os;
+       * one request more lets it ask for the next when all are in
+       * flight, and hear that there is none (issue takes a request
+       * from the pool before asking).
+       */
       if (raidsim_trace_check (job->trace, s->array_size) == -1)
         goto err;
       if (job->iodepth > job->trace->n)
-        reqs = job->numjobs * job->trace->n;
+        reqs = job->numjobs * (job->trace->n + 1);
     }
     nhreqs += reqs;
     ncmds += reqs * raidsim_array_max_cmds (s->array,

@@ -115,7 +115,25 @@ sed -i 's/^iodepth=8/iodepth=1/' "$tmp/scaled.fio"
   > /dev/null 2>&1
 check_log "replay_no_stall=1" "$tmp/ns_lat.1.log" "$(cat "$tmp/fast_lat.1.log")"
 
-# 5. Real blkparse reads the binary trace as the checked-in text.
+# 5. An iolog fio 3.33 wrote (tests/data/traces/README.md): its N I/Os
+# all arrive within the first millisecond, so the drive serves them
+# back to back: the last completes at N ms, and its latency is N ms less
+# its arrival after the first I/O (microseconds in the log).
+f=$data/fio-randrw.iolog3
+n=$(awk '$3 == "read" || $3 == "write"' "$f" | wc -l)
+t0=$(awk '$3 == "read" || $3 == "write" { print $1; exit }' "$f")
+tn=$(awk '$3 == "read" || $3 == "write" { t = $1 } END { print t }' "$f")
+"$RAIDSIM" run "$array" --trace "$f" --lat-log "$tmp/fio" > "$tmp/fio.out"
+last=$(tail -n 1 "$tmp/fio_lat.1.log")
+want="$n, $(( n * ms - (tn - t0) * 1000 )), "
+if [ "$(wc -l < "$tmp/fio_lat.1.log")" = "$n" ] && [ "${last#"$want"}" != "$last" ] &&
+   grep -q "$n.000 ms counted" "$tmp/fio.out"; then
+  ok "fio's own iolog: $n I/Os back to back, the last at $n ms"
+else
+  fail "fio's own iolog: last line '$last', want '$want...'"
+fi
+
+# 6. Real blkparse reads the binary trace as the checked-in text.
 if command -v blkparse > /dev/null; then
   cp "$data/five.blktrace.0" "$tmp/"
   (cd "$tmp" && blkparse -i five > five.txt 2>&1)
@@ -128,7 +146,7 @@ else
   echo "skip: blkparse is not installed (Debian's blktrace)"
 fi
 
-# 6. Bad traces: one line naming the file and line (or event), exit 1.
+# 7. Bad traces: one line naming the file and line (or event), exit 1.
 expect_error ()
 {
   local want=$1 status=0
