@@ -64,6 +64,7 @@ static int parse_inflight (const char *key, const char *value);
 static int parse_timeout (const char *key, const char *value);
 static int parse_speed (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
+static int parse_control (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
 
 struct plugin_param {
@@ -115,6 +116,13 @@ static struct plugin_param plugin_params[] = {
            .help = "Write statistics as JSON to PATH at exit and on "
            "SIGUSR1." },
     .parse = parse_stats },
+  { .d = { .name = "control", .syntax = "PATH",
+           .help = "Make a control socket at PATH (mode 0600; only this "
+           "user and root may use it), for `raidsim control PATH VERB`: "
+           "detail, fail, remove, check, repair, idle, as mdadm --detail, "
+           "--fail, --remove and md's sync_action.  A stale socket left "
+           "at PATH is replaced; anything else there is refused." },
+    .parse = parse_control },
   { .d = { .name = "member", .syntax = "FILE|DEVICE|URI|missing",
            .help = "A member; give 2 or more.  URI is an NBD URI (nbd://, "
            "nbd+unix://).  With md metadata the order does not matter, "
@@ -219,6 +227,14 @@ parse_stats (const char *key, const char *value)
 }
 
 static int
+parse_control (const char *key, const char *value)
+{
+  /* Absolute, as stats=: nbdkit changes directory when it daemonizes. */
+  params.control_path = nbdkit_absolute_path (value);
+  return params.control_path ? 0 : -1;
+}
+
+static int
 parse_member (const char *key, const char *value)
 {
   if (params.nmembers == RAID_MAX_MEMBERS) {
@@ -277,6 +293,7 @@ params_free (void)
   for (i = 0; i < params.nmembers; ++i)
     free (params.member[i]);
   free (params.stats_path);
+  free (params.control_path);
 }
 
 /* --dump-plugin: every key of both tables, as raid_param_KEY=SYNTAX and,

@@ -62,6 +62,7 @@
 #include "raidsim/geometry.h"
 #include "array.h"
 #include "assemble.h"
+#include "control.h"
 #include "member-file.h"
 #include "metadata.h"
 #include "params.h"
@@ -216,6 +217,13 @@ raid_config_complete (void)
   warn_unused ();
   stats_init (&array.stats);
   range_lock_init (&array.write_ranges);
+  scrub_init (&array);
+  /* The control socket is made now, so that a bad path fails the start
+   * while the user is looking; its thread starts after the fork.
+   */
+  if (params.control_path &&
+      control_open (params.control_path, &array) == -1)
+    return -1;
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
                 ", %u copies, size %" PRIu64 ", %u zones, read-policy %s",
                 raid_level_name (params.raid.level), array.nmembers,
@@ -241,6 +249,8 @@ raid_after_fork (void)
     nbdkit_debug ("raid: member %u (%s) does I/O with %s", i,
                   array.members[i].name, array.members[i].engine);
   }
+  if (control_start () == -1)
+    return -1;
   if (params.stats_path)
     return stats_json_start (params.stats_path, stats_source);
   return 0;
@@ -286,6 +296,7 @@ raid_preconnect (int readonly)
     pthread_mutex_unlock (&lock);
     return -1;
   }
+  atomic_store (&array.running, true);  /* control.c's verbs may act */
   pthread_mutex_unlock (&lock);
   return 0;
 }
@@ -318,6 +329,7 @@ stats_source (struct stats_source *src)
     .nmembers = array.nmembers, .array = &array.stats,
     .io = file_engine (),
     .sync = &array.sync, .meta_lock = &array.meta.lock,
+    .scrub = &array.scrub,
   };
 }
 
@@ -326,8 +338,10 @@ raid_unload (void)
 {
   unsigned i;
 
+  control_stop ();              /* no more verbs (control.c) */
   if (array.geom) {
     struct stats_source src;
+    scrub_stop (&array);        /* check and repair (scrub.c) */
     sync_stop (&array);         /* safe mode and resync (sync.c) */
     metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);

@@ -124,6 +124,25 @@ to_json (const struct stats_source *src)
     pthread_mutex_unlock (src->meta_lock);
     json_object_object_add (root, "sync", o);
   }
+  if (src->scrub) {
+    struct raid_scrub *sc = src->scrub;
+    json_object *o = json_object_new_object ();
+
+    pthread_mutex_lock (&sc->lock);
+    json_object_object_add (o, "action", json_object_new_string
+                            (scrub_action_name (sc->action)));
+    json_object_object_add (o, "done", json_object_new_uint64 (sc->done));
+    json_object_object_add (o, "total", json_object_new_uint64 (sc->total));
+    json_object_object_add (o, "rate", json_object_new_double (sc->rate));
+    json_object_object_add (o, "mismatch_cnt",
+                            json_object_new_uint64 (sc->mismatch_cnt));
+    json_object_object_add (o, "last", sc->last
+                            ? json_object_new_string (sc->last) : NULL);
+    json_object_object_add (o, "last_complete",
+                            json_object_new_boolean (sc->last_complete));
+    pthread_mutex_unlock (&sc->lock);
+    json_object_object_add (root, "scrub", o);
+  }
   for (i = 0; i < src->nmembers; ++i) {
     struct member *m = &src->members[i];
     json_object *o = json_object_new_object ();
