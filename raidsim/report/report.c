@@ -15,6 +15,7 @@
 #include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/report.h"
+#include "raidsim/trace.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -637,10 +638,17 @@ report_table (FILE *fp, const struct raidsim_sim *s)
       snprintf (bs, sizeof bs, "%" PRIu64, j->bs);
     else
       raidsim_job_bs_text (j, bs, sizeof bs);
-    fprintf (fp, "\njob %s: %s, bs %s, iodepth %" PRIu64
-             ", numjobs %" PRIu64 "; %.3f ms counted\n",
-             j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
-             elapsed (r) / 1e6);
+    if (j->trace)
+      fprintf (fp, "\njob %s: replay of %s (%s, %s), iodepth %" PRIu64
+               ", numjobs %" PRIu64 "; %.3f ms counted\n", j->name,
+               j->trace->name, raidsim_trace_format_name (j->trace->format),
+               raidsim_job_timed (j) ? "timed" : "as fast as it can",
+               j->iodepth, j->numjobs, elapsed (r) / 1e6);
+    else
+      fprintf (fp, "\njob %s: %s, bs %s, iodepth %" PRIu64
+               ", numjobs %" PRIu64 "; %.3f ms counted\n",
+               j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
+               elapsed (r) / 1e6);
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
       const struct raid_histogram *h = &r->dir[d].lat;
       double bw = raidsim_result_bw (r, d);

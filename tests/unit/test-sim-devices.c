@@ -210,10 +210,39 @@ START_TEST (hdd_rotation_by_hand)
 }
 END_TEST
 
-/* The members of an array do not share a spindle phase: member m leads
- * member 0 by frac (m x 0.618...) of a turn, so the same first read,
- * which member 0 serves after a whole turn less the overhead (see
- * above), member 1 serves 0.618 of a turn sooner.
+/* When the first read, 4 KiB at offset 0 at time 0, of member m of an
+ * array run with seed completes.
+ */
+static raidsim_ns
+first_read (const struct raidsim_device_ops *ops, void *params, unsigned m,
+            uint64_t seed)
+{
+  void *dev = ops->create (params, UINT64_C (100000000000));
+  struct raidsim_io io;
+  raidsim_ns t;
+
+  ck_assert_ptr_nonnull (dev);
+  ck_assert_ptr_nonnull (ops->place);
+  ops->place (dev, m, seed);
+  memset (&io, 0, sizeof io);
+  io.dir = RAIDSIM_READ;
+  io.len = 4096;
+  ops->submit (dev, &io, 0);
+  while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != &io)
+    ;
+  ops->destroy (dev);
+  return t;
+}
+
+/* The members of an array do not share a spindle phase: member m > 0
+ * leads member 0 by a fraction p of a turn drawn from the seed, so the
+ * same first read, which member 0 serves after a whole turn less the
+ * overhead (see above) whatever the seed, member m serves p of a turn
+ * sooner: at (1 - p) T + X.  Over 400 seeds the phases are uniform over
+ * the turn: their mean is 1/2 within 4 standard errors (1/sqrt(12 x
+ * 400) = 0.0144 each), a quarter fall in each quarter turn within 4
+ * standard errors (sqrt(400 x 3/16) = 8.7), and no two seeds share one.
+ * The same seed always gives the same phase.
  */
 START_TEST (hdd_members_unsynchronised)
 {
@@ -224,30 +253,39 @@ START_TEST (hdd_members_unsynchronised)
   };
   void *params = model_params (ops, kv);
   const double T = 10 * MS, X = 40960;
-  raidsim_ns done[2];
-  unsigned m;
+  enum { N = 400 };
+  double p[N], mean = 0;
+  unsigned quarter[4] = { 0 }, i, j;
+  uint64_t seed;
 
-  for (m = 0; m < 2; ++m) {
-    void *dev = ops->create (params, UINT64_C (100000000000));
-    struct raidsim_io io;
-    raidsim_ns t;
+  for (seed = 1; seed <= 4; ++seed) {
+    raidsim_ns t = first_read (ops, params, 0, seed);
 
-    ck_assert_ptr_nonnull (dev);
-    ck_assert_ptr_nonnull (ops->place);
-    ops->place (dev, m, 1);
-    memset (&io, 0, sizeof io);
-    io.dir = RAIDSIM_READ;
-    io.len = 4096;
-    ops->submit (dev, &io, 0);
-    while ((t = ops->next (dev)) != RAIDSIM_NEVER && ops->reap (dev, t) != &io)
-      ;
-    done[m] = t;
-    ops->destroy (dev);
+    ck_assert_msg (fabs (t - (T + X)) <= 1, "member 0, seed %lu, at %lu",
+                   (unsigned long) seed, (unsigned long) t);
   }
-  ck_assert_msg (fabs (done[0] - (T + X)) <= 1, "member 0 at %lu",
-                 (unsigned long) done[0]);
-  ck_assert_msg (fabs (done[1] - ((1 - 0.6180339887) * T + X)) <= 2,
-                 "member 1 at %lu", (unsigned long) done[1]);
+  for (i = 0; i < N; ++i) {
+    raidsim_ns t = first_read (ops, params, 1 + i % 3, i + 1);
+
+    ck_assert_uint_eq (t, first_read (ops, params, 1 + i % 3, i + 1));
+    /* A phase within the overhead of a whole turn (p > 0.99) misses
+     * the sector once more: (2 - p) T + X.
+     */
+    p[i] = 1 - (t - X) / T;
+    if (p[i] < 0)
+      p[i] += 1;
+    ck_assert_msg (p[i] >= 0 && p[i] < 1, "seed %u: phase %f", i + 1, p[i]);
+    mean += p[i] / N;
+    quarter[(unsigned) (p[i] * 4)]++;
+  }
+  ck_assert_msg (fabs (mean - 0.5) < 4 * 0.0144, "mean phase %f", mean);
+  for (i = 0; i < 4; ++i)
+    ck_assert_msg (fabs (quarter[i] - N / 4.0) < 4 * 8.7,
+                   "quarter %u holds %u phases", i, quarter[i]);
+  for (i = 0; i < N; ++i)
+    for (j = i + 1; j < N; ++j)
+      ck_assert_msg (p[i] != p[j], "seeds %u and %u share phase %f",
+                     i + 1, j + 1, p[i]);
   free (params);
 }
 END_TEST
