@@ -1957,6 +1957,7 @@ raidsim_jobfile_free (struct raidsim_jobfile *jf)
   if (jf) {
     free (jf->jobs);
     free (jf->noted);
+    free (jf->assumed);
     free (jf);
   }
 }
