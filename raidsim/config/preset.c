@@ -46,6 +46,7 @@ struct row {
   bool hidden;                  /* run, but not reported */
   unsigned points;              /* > 0: a surface scan of this many jobs */
   bool norandommap;             /* random offsets drawn with replacement */
+  uint64_t startdelay;          /* ns of idle before the job starts */
 };
 
 struct preset {
@@ -84,10 +85,10 @@ struct preset {
  */
 #define CDM(name, rw, bs, qd) \
   { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0, \
-    true }, \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true }
+    true, 0 }, \
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true, 0 }
 static const struct row cdm3_rows[] = {
-  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },
+  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false, 0 },
   CDM ("seq-read", READ, MiB, 1),
   CDM ("seq-write", WRITE, MiB, 1),
   CDM ("512k-read", RANDREAD, 512 * KiB, 1),
@@ -98,25 +99,35 @@ static const struct row cdm3_rows[] = {
   CDM ("4k-qd32-write", RANDWRITE, 4 * KiB, 32),
 };
 #undef CDM
-#define CDM(name, rw, bs, qd) \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true }
+/* A CrystalDiskMark 8 test: its unscored 5 s pass, after the 5 s pause
+ * the tool leaves before every test but the first, then the scored
+ * pass.
+ */
+#define CDM(name, rw, bs, qd, pause) \
+  { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0, \
+    true, pause }, \
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true, 0 }
 
-/* CrystalDiskMark 8's default set: every read test, then every write
- * test, 5 s each over a 1 GiB test file.  It runs DiskSpd, whose -r
- * draws each offset afresh (Rand64 () modulo the aligned target size,
- * NextRelativeRandomOffset in its Common/Common.h), with no record of
- * the blocks already done: norandommap, as for cdm3.
+/* CrystalDiskMark 8's default set, as its DiskBench.cpp (8.0.5) runs
+ * it: the test file written in 1 MiB blocks, then every read test and
+ * every write test, each an unscored 5 s pass ("Preparing...") and the
+ * scored passes (one stands for the best of five, as for cdm3), 5 s
+ * apart, over a 1 GiB test file.  It runs DiskSpd with -S (no OS
+ * cache) and -W0 (no warm-up), whose -r draws each offset afresh
+ * (Rand64 () modulo the aligned target size, NextRelativeRandomOffset
+ * in its Common/Common.h), with no record of the blocks already done:
+ * norandommap, as for cdm3.
  */
 static const struct row cdm8_rows[] = {
-  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },
-  CDM ("SEQ1M-Q8T1-read", READ, MiB, 8),
-  CDM ("SEQ1M-Q1T1-read", READ, MiB, 1),
-  CDM ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32),
-  CDM ("RND4K-Q1T1-read", RANDREAD, 4 * KiB, 1),
-  CDM ("SEQ1M-Q8T1-write", WRITE, MiB, 8),
-  CDM ("SEQ1M-Q1T1-write", WRITE, MiB, 1),
-  CDM ("RND4K-Q32T1-write", RANDWRITE, 4 * KiB, 32),
-  CDM ("RND4K-Q1T1-write", RANDWRITE, 4 * KiB, 1),
+  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false, 0 },
+  CDM ("SEQ1M-Q8T1-read", READ, MiB, 8, 0),
+  CDM ("SEQ1M-Q1T1-read", READ, MiB, 1, 5 * SEC),
+  CDM ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32, 5 * SEC),
+  CDM ("RND4K-Q1T1-read", RANDREAD, 4 * KiB, 1, 5 * SEC),
+  CDM ("SEQ1M-Q8T1-write", WRITE, MiB, 8, 5 * SEC),
+  CDM ("SEQ1M-Q1T1-write", WRITE, MiB, 1, 5 * SEC),
+  CDM ("RND4K-Q32T1-write", RANDWRITE, 4 * KiB, 32, 5 * SEC),
+  CDM ("RND4K-Q1T1-write", RANDWRITE, 4 * KiB, 1, 5 * SEC),
 };
 #undef CDM
 
@@ -129,7 +140,7 @@ static const struct row cdm8_rows[] = {
  * docs/presets.md has the sources and the arithmetic.
  */
 #define WIN(name, rw, bs) \
-  { name, R (rw), bs, QD, 0, 5 * SEC, 0, 0, false, false, 0, false }
+  { name, R (rw), bs, QD, 0, 5 * SEC, 0, 0, false, false, 0, false, 0 }
 static const struct row winsat_rows[] = {
   WIN ("Random 16.0 Read", RANDREAD, 16 * KiB),
   WIN ("Sequential 64.0 Read", READ, 64 * KiB),
@@ -143,11 +154,11 @@ static const struct row winsat_rows[] = {
  */
 static const struct row hdtune_read_rows[] = {
   { "read", R (READ), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100,
-    false },
+    false, 0 },
 };
 static const struct row hdtune_write_rows[] = {
   { "write", R (WRITE), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100,
-    false },
+    false, 0 },
 };
 
 /* The four-corner QD sweep: sequential 128 KiB and random 4 KiB, reads
@@ -156,7 +167,7 @@ static const struct row hdtune_write_rows[] = {
  */
 #define FC1(name, rw, bs, qd) \
   { name "-qd" #qd, R (rw), bs, qd, SPAN, SEC, 100 * MSEC, 100000, true, \
-    false, 0, false }
+    false, 0, false, 0 }
 #define FC(name, rw, bs) \
   FC1 (name, rw, bs, 1), FC1 (name, rw, bs, 2), FC1 (name, rw, bs, 4), \
   FC1 (name, rw, bs, 8), FC1 (name, rw, bs, 16), FC1 (name, rw, bs, 32)
@@ -180,10 +191,10 @@ static const struct preset presets[] = {
     "one scored pass for the best of five, no FlushFileBuffers after a "
     "write pass (docs/presets.md)" },
   { "cdm8", "CrystalDiskMark 8 defaults: SEQ1M Q8T1 and Q1T1, RND4K Q32T1 "
-    "and Q1T1, reads then writes, 5 s each; span 1GiB, or cdm8:SPAN",
+    "and Q1T1, reads then writes, 5 s each after an unscored 5 s pass, 5 s "
+    "apart; span 1GiB, or cdm8:SPAN",
     true, GiB, RAIDSIM_SUMMARY_NONE, ROWS (cdm8_rows), 0,
-    "one scored pass for the best of five, no 5 s pause between tests "
-    "(docs/presets.md)" },
+    "one scored pass for the best of five (docs/presets.md)" },
   { "winsat-disk", "winsat disk: Random 16.0 Read, Sequential 64.0 Read, "
     "Sequential 64.0 Write, 5 s each over the whole array at QD 16 "
     "(an estimate), or winsat-disk:qd=N",
@@ -347,6 +358,8 @@ fill_job (struct raidsim_job *j, const struct row *r, unsigned line,
     SET (STONEWALL, stonewall, true);
   if (r->norandommap && raidsim_rw_is_random (r->rw))
     SET (NORANDOMMAP, norandommap, true);
+  if (r->startdelay)
+    SET (STARTDELAY, startdelay, r->startdelay);
 #undef SET
   j->hidden = r->hidden;
 }

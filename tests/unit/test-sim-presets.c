@@ -128,28 +128,52 @@ START_TEST (cdm3)
 }
 END_TEST
 
+/* CrystalDiskMark 8, from its DiskBench.cpp and DiskMarkDlg.cpp (8.0.5,
+ * hiyohiyo/CrystalDiskMark 8eb3bc1): ExecDiskBenchAll runs TEST_READ_0
+ * to 3 then TEST_WRITE_0 to 3, with Interval () (IntervalTime, default
+ * 5 s) between tests; each test runs once with duration = 5 unscored
+ * ("Preparing...") and then its scored passes; the default set
+ * (IsDefaultMode) is SEQ 1 MiB Q8T1, SEQ 1 MiB Q1T1, RND 4 KiB Q32T1,
+ * RND 4 KiB Q1T1.  Mutants killed: the unscored passes dropped; the
+ * pause missing before a test, or added before the first; the reads
+ * and writes interleaved.
+ */
 START_TEST (cdm8)
 {
+#define W2(name, rw, bs, qd) \
+  { name "-prep", R (rw), bs, qd }, { name, R (rw), bs, qd }
   static const struct want w[] = {
     { "prepare", R (WRITE), MiB, 1 },
-    { "SEQ1M-Q8T1-read", R (READ), MiB, 8 },
-    { "SEQ1M-Q1T1-read", R (READ), MiB, 1 },
-    { "RND4K-Q32T1-read", R (RANDREAD), 4 * KiB, 32 },
-    { "RND4K-Q1T1-read", R (RANDREAD), 4 * KiB, 1 },
-    { "SEQ1M-Q8T1-write", R (WRITE), MiB, 8 },
-    { "SEQ1M-Q1T1-write", R (WRITE), MiB, 1 },
-    { "RND4K-Q32T1-write", R (RANDWRITE), 4 * KiB, 32 },
-    { "RND4K-Q1T1-write", R (RANDWRITE), 4 * KiB, 1 },
+    W2 ("SEQ1M-Q8T1-read", READ, MiB, 8),
+    W2 ("SEQ1M-Q1T1-read", READ, MiB, 1),
+    W2 ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32),
+    W2 ("RND4K-Q1T1-read", RANDREAD, 4 * KiB, 1),
+    W2 ("SEQ1M-Q8T1-write", WRITE, MiB, 8),
+    W2 ("SEQ1M-Q1T1-write", WRITE, MiB, 1),
+    W2 ("RND4K-Q32T1-write", RANDWRITE, 4 * KiB, 32),
+    W2 ("RND4K-Q1T1-write", RANDWRITE, 4 * KiB, 1),
   };
+#undef W2
   struct raidsim_jobfile *jf = raidsim_preset_expand ("cdm8", 100 * GiB);
+  unsigned i;
 
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
-  check_jobs (jf, w, 9, GiB, 5 * SEC, true);
+  check_jobs (jf, w, 17, GiB, 5 * SEC, true);
   check_norandommap (jf, true);
+  /* The 5 s pause comes before every test's unscored pass but the
+   * first's, and nowhere else.
+   */
+  for (i = 0; i < jf->njobs; ++i) {
+    const struct raidsim_job *j = &jf->jobs[i];
+    bool paused = i >= 3 && j->hidden;
+
+    ck_assert_msg (j->startdelay == (paused ? 5 * SEC : 0),
+                   "%s: startdelay %" PRIu64, j->name, j->startdelay);
+  }
   raidsim_jobfile_free (jf);
   jf = raidsim_preset_expand ("cdm8:4GiB", 100 * GiB);
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
-  check_jobs (jf, w, 9, 4 * GiB, 5 * SEC, true);
+  check_jobs (jf, w, 17, 4 * GiB, 5 * SEC, true);
   raidsim_jobfile_free (jf);
 }
 END_TEST
@@ -450,6 +474,47 @@ START_TEST (winsat_qd_runs)
 }
 END_TEST
 
+/* cdm8's pause is idle time in the run, not only an option printed: a
+ * test's unscored pass starts 5 s after the test before it ends (the
+ * first right after the test file is written).  Mutant killed:
+ * startdelay set on the jobs but not copied into fill_job's output
+ * (SET dropped), so every test starts at once.
+ */
+START_TEST (cdm8_pauses_run)
+{
+  struct raidsim_array_config *ac;
+  struct raidsim_jobfile *jf;
+  struct raidsim_sim *s;
+  const char *a;
+  unsigned i;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+                 "latency = 1ms\nparallelism = 1\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n");
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  ac = raidsim_array_config_load (a);
+  ck_assert_msg (ac != NULL, "%s", raidsim_error ());
+  jf = raidsim_preset_expand ("cdm8:16MB", raidsim_array_config_size (ac));
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  s = raidsim_sim_new (ac, jf, 1);
+  ck_assert_msg (s != NULL, "%s", raidsim_error ());
+  ck_assert_int_eq (raidsim_sim_run (s), 0);
+  for (i = 1; i < raidsim_sim_njobs (s); ++i) {
+    const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+    raidsim_ns gap = i >= 3 && r->job->hidden ? 5 * SEC : 0;
+
+    ck_assert_msg (r->start == raidsim_sim_job (s, i - 1)->end + gap,
+                   "%s starts at %" PRIu64 ", the job before ends at %"
+                   PRIu64, r->job->name, (uint64_t) r->start,
+                   (uint64_t) raidsim_sim_job (s, i - 1)->end);
+  }
+  raidsim_sim_free (s);
+  raidsim_jobfile_free (jf);
+  raidsim_array_config_free (ac);
+}
+END_TEST
+
 /* ---- sweeps ---- */
 
 static char *
@@ -630,6 +695,7 @@ presets_suite (void)
   tc = tcase_create ("groups");
   tcase_add_test (tc, stonewall_and_time_based);
   tcase_add_test (tc, winsat_qd_runs);
+  tcase_add_test (tc, cdm8_pauses_run);
   suite_add_tcase (s, tc);
   tc = tcase_create ("sweep");
   tcase_set_timeout (tc, 60);
