@@ -233,6 +233,11 @@ struct raidsim_jobfile {
    * group_reporting"); NULL if there were none.
    */
   char *noted;
+  /* A preset's assumptions where its sources are silent ("queue depth
+   * 16 (the default: an estimate ...) in every test; ..."), printed by
+   * every report of a run; NULL for job files and presets with none.
+   */
+  char *assumed;
 };
 
 extern const struct raidsim_param raidsim_fio_params[];

@@ -1992,6 +1992,7 @@ raidsim_jobfile_free (struct raidsim_jobfile *jf)
       raidsim_trace_free ((struct raidsim_trace *) jf->jobs[i].trace);
     free (jf->jobs);
     free (jf->noted);
+    free (jf->assumed);
     free (jf);
   }
 }

@@ -319,6 +319,9 @@ report_json (FILE *fp, const struct raidsim_sim *s)
     json_object_object_add (arr, "failed", f);
   }
   json_object_object_add (root, "array", arr);
+  if (raidsim_sim_jobfile (s)->assumed)
+    json_object_object_add (root, "assumed", json_object_new_string
+                            (raidsim_sim_jobfile (s)->assumed));
 
   for (i = 0; i < raidsim_sim_njobs (s); ++i)
     if (!raidsim_sim_job (s, i)->job->hidden)
@@ -590,6 +593,10 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     fprintf (fp, ", read-policy %s", raidsim_read_policy_name (ac->read_policy));
   fprintf (fp, ", %s bytes, controller %s (seed %" PRIu64 ")\n",
            size, ac->ctl->model, raidsim_sim_seed (s));
+  /* What a preset assumed where its tool's sources are silent. */
+  if (raidsim_sim_jobfile (s)->assumed)
+    fprintf (fp, "%s: assumed %s\n", raidsim_sim_jobfile (s)->path,
+             raidsim_sim_jobfile (s)->assumed);
   if (ac->failed_mask) {
     char list[128];
 
