@@ -667,6 +667,9 @@ raidsim_cal_fit (struct raidsim_array_config *ac,
         r->params[k].p->type != RAIDSIM_PT_UINT)
       store (&f, k, round4 (r->params[k].value));
   apply_ties (&f);
+  for (unsigned k = 0; k < r->nparams; ++k)
+    if (r->params[k].how == RAIDSIM_CAL_SCALED)
+      store (&f, k, round4 (r->params[k].value));
   if (raidsim_cal_predict (ac, d, seed, r->predicted) == -1) {
     f.failed = 1;
     goto out;
