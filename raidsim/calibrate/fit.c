@@ -46,6 +46,7 @@ enum need {
   NEED_SEQW,                    /* sequential writes */
   NEED_ZONES,                   /* sequential reads near both ends */
   NEED_RR1_WIDE,                /* random reads at QD1 over >= half */
+  NEED_RR_WIDE,                 /* the same, and at any deeper queue */
   NEED_RR1_SPANS,               /* random reads at QD1 over two spans */
   NEED_NONE,                    /* never searched: only follows its tie */
 };
@@ -62,6 +63,8 @@ static const char *const need_text[] = {
   "beyond its half (calibrate.fio: hdd-zone-*)",
   [NEED_RR1_WIDE] = "random reads at iodepth=1 over half the drive or "
   "more (calibrate.fio: rand-read-4k-qd1)",
+  [NEED_RR_WIDE] = "random reads at iodepth=1 over half the drive or "
+  "more (calibrate.fio: rand-read-4k-qd1; rand-read-4k-qd32 counts too)",
   [NEED_RR1_SPANS] = "random reads at iodepth=1 over a span of 20% of "
   "the drive or less and one of half or more (calibrate.fio: "
   "hdd-span-* and rand-read-4k-qd1)",
@@ -80,7 +83,10 @@ static const struct fit_entry fit_table[] = {
   { "fixed", "parallelism", NEED_RRQ, NULL },
   { "hdd", "rate_outer", NEED_SEQ, NULL },
   { "hdd", "rate_inner", NEED_ZONES, "rate_outer" },
-  { "hdd", "seek_avg", NEED_RR1_WIDE, NULL },
+  /* Deep queues of random reads over the drive depend on the seek
+   * curve too (a disk reorders them for short seeks), so they count.
+   */
+  { "hdd", "seek_avg", NEED_RR_WIDE, NULL },
   /* Searched together, seek_avg and seek_full trade off against each
    * other within the noise of a few thousand rotational waits (a round
    * trip recovered seek_full 16% low), so the curve keeps its shape.
@@ -141,6 +147,8 @@ informs (enum need n, const struct raidsim_cal_job *j, uint64_t cap)
   case NEED_ZONES: return j->rw == RAIDSIM_RW_READ;
   case NEED_RR1_WIDE:
     return informs (NEED_RR1, j, cap) && size >= cap / 2;
+  case NEED_RR_WIDE:
+    return j->rw == RAIDSIM_RW_RANDREAD && size >= cap / 2;
   case NEED_RR1_SPANS: return informs (NEED_RR1, j, cap);
   case NEED_NONE: return false;
   }
@@ -153,6 +161,10 @@ satisfied (enum need n, const struct raidsim_cal_data *d, uint64_t cap)
 {
   double lo = 1, hi = 0;
   bool any = false;
+
+  /* Deeper queues count in the fit, but a QD1 job must be there. */
+  if (n == NEED_RR_WIDE)
+    return satisfied (NEED_RR1_WIDE, d, cap);
 
   for (unsigned i = 0; i < d->njobs; ++i) {
     const struct raidsim_cal_job *j = &d->jobs[i];
