@@ -2,10 +2,11 @@
 # raidsim tests: raidsim calibrate by round trip (issue 16, item 4).
 # A known profile answers configs/calibrate.fio in `raidsim run --format
 # json` (fio's field names); calibrate, started from a base that is off
-# by 20-25% in every fitted parameter, must recover the known values
-# within 5% and predict every measured job within 3%.  The expected
-# values are the known profile's own, never the fit's output.  Bad input
-# is one line naming the file and the job.
+# by 20-60% in every fitted parameter, must recover the known values
+# within 5% and predict every measured job within 3%: an hdd, an SSD
+# (flash) and a fixed device.  The expected values are the known
+# profile's own, never the fit's output.  Bad input is one line naming
+# the file and the job.
 #
 # Run: meson test -C build sim-calibrate
 #  or: RAIDSIM=build/raidsim/raidsim SRCDIR=. tests/unit/test-sim-calibrate.sh
@@ -99,6 +100,15 @@ sed -e 's/^rate_outer = .*/rate_outer = 100MB\/s/' \
     -e 's/^seek_full = .*/seek_full = 21ms/' \
     "$tmp/devices/hdd-known.ini" > "$tmp/devices/hdd-base.ini"
 roundtrip hdd hdd-known.ini hdd-base.ini rate_outer rate_inner seek_avg
+
+# An SSD: Intel's X25-M G2 80 GB profile, and a base 20-27% off in the
+# three searched parameters.
+cp "$SRCDIR/configs/devices/intel-x25m-g2-80gb.ini" "$tmp/devices/flash-known.ini"
+sed -e 's/^overhead = .*/overhead = 35us/' \
+    -e 's/^read_time = .*/read_time = 32us/' \
+    -e 's/^program_time = .*/program_time = 1400us/' \
+    "$tmp/devices/flash-known.ini" > "$tmp/devices/flash-base.ini"
+roundtrip flash flash-known.ini flash-base.ini overhead read_time program_time
 
 # A fixed device: 250 us reads, 400 us writes, 6 at once; the base has
 # 100 us, 100 us and 1.
