@@ -223,15 +223,18 @@ job_object (const struct raidsim_job_result *r)
   json_object_object_add (o, "jobname", json_object_new_string (j->name));
   json_object_object_add (o, "groupid", json_object_new_int (0));
   json_object_object_add (o, "error", json_object_new_int (0));
-  /* As in fio: the options the job file set, as strings. */
+  /* As in fio: the options the job file set, as strings, as they were
+   * written where it matters (offset=25% stays a percentage, so that
+   * raidsim calibrate reads the region as fio's output gives it).
+   */
   for (i = 0; i < RAIDSIM_FIO_NOPTS; ++i) {
-    const struct raidsim_param *p = &raidsim_fio_params[i];
-    char buf[64];
+    char buf[256];
 
     if (j->opt_line[i] == 0)
       continue;
-    raidsim_param_format (p, (const char *) j + p->offset, buf, sizeof buf);
-    json_object_object_add (opts, p->name, json_object_new_string (buf));
+    raidsim_job_format_opt (j, i, buf, sizeof buf);
+    json_object_object_add (opts, raidsim_fio_params[i].name,
+                            json_object_new_string (buf));
   }
   json_object_object_add (o, "job options", opts);
   json_object_object_add (o, "read", dir_object (r, RAIDSIM_READ));
