@@ -16,6 +16,7 @@
 #include "member.h"
 #include "rangelock.h"
 #include "recovery.h"
+#include "scrub.h"
 #include "stats.h"
 #include "sync.h"
 
@@ -77,6 +78,11 @@ struct raid_array {
   struct raid_meta meta;
   struct raid_sync sync;        /* safe mode and resync (sync.h) */
   struct raid_recovery rec;     /* rebuilds and spares (recovery.h) */
+  struct raid_scrub scrub;      /* check and repair (scrub.h) */
+  /* The first connection has started the array (raid_preconnect): the
+   * control socket's verbs that change it wait for that (control.c).
+   */
+  atomic_bool running;
 };
 
 #endif

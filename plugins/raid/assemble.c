@@ -75,6 +75,7 @@
 #include "params.h"
 #include "recovery.h"
 #include "request.h"
+#include "timing.h"
 
 /* What each member holds, by its place on the command line: a 4K
  * superblock each, so not on the stack.  Used only while nbdkit reads
@@ -138,6 +139,7 @@ assemble_none (struct raid_array *a)
                     "these members have none", a->members[i].name, i);
       return -1;
     }
+  timing_fill (&params.raid);   /* model=: level, chunk, copies */
   if (raid_settings_check (&params.raid, a->nmembers) == -1) {
     nbdkit_error ("%s", raid_geom_error ());
     return -1;

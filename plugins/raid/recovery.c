@@ -1175,6 +1175,20 @@ recovery_close (struct raid_array *a)
 }
 
 void
+recovery_hold (struct raid_array *a)
+{
+  if (a->rec.on)
+    pthread_rwlock_wrlock (&a->rec.quiesce);
+}
+
+void
+recovery_release (struct raid_array *a)
+{
+  if (a->rec.on)
+    pthread_rwlock_unlock (&a->rec.quiesce);
+}
+
+void
 recovery_member_failed (struct raid_array *a, unsigned i)
 {
   struct raid_recovery *rec = &a->rec;

@@ -201,9 +201,17 @@ extern void recovery_hide (struct raid_array *a, struct plan *pl);
 extern int recovery_add (struct raid_array *a, const char *member,
                          bool replace_now);
 
+/* Hold every client request and every spare takeover out (the quiesce
+ * lock for writing), for a change to a role's member from outside this
+ * file (the control socket's remove); then release.  Nothing when the
+ * array cannot rebuild.
+ */
+extern void recovery_hold (struct raid_array *a);
+extern void recovery_release (struct raid_array *a);
+
 /* Roles whose members are not in sync, as a bitmask. */
 static inline uint32_t
-recovery_unsynced (struct raid_recovery *rec)
+recovery_unsynced (const struct raid_recovery *rec)
 {
   return atomic_load_explicit (&rec->unsynced, memory_order_acquire);
 }
@@ -212,7 +220,7 @@ recovery_unsynced (struct raid_recovery *rec)
  * in sync (array offsets).
  */
 static inline bool
-recovery_readable (struct raid_recovery *rec, unsigned r, uint64_t offset,
+recovery_readable (const struct raid_recovery *rec, unsigned r, uint64_t offset,
                    uint64_t length)
 {
   if (!(recovery_unsynced (rec) & (UINT32_C (1) << r)))
