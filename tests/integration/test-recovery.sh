@@ -50,6 +50,14 @@
 #          passes on both members.
 #          Mutant killed: a re-added member not marked out of sync
 #          (recovery_assembled's unsynced bit): fio reads stale A.
+# add      the control socket's add (recovery_add): on a whole RAID 1,
+#          add --replace is refused (nothing to replace), and so are a
+#          member of another array and (with mkfs.ext4) a file system; a member failed with `fail 1`, then
+#          `add new.img`: it takes role 1 (mdadm --detail's "spare
+#          rebuilding" while held), and at full speed is rebuilt;
+#          check-members passes on both members.
+#          Mutant killed: take_spares not taking a failed role (new.img
+#          stays a spare: no takeover in the log).
 # speed    a 15 MiB rebuild at sync-speed-min=sync-speed-max=3000 KiB/s
 #          takes at least 15360/3000 s, measured by the test from before
 #          the first connection to the log's "recovery: done".
@@ -414,6 +422,55 @@ EOF
   say "  readd: ok (fio verified during the rebuild; both members as written after)"
 }
 
+scenario_add ()
+{
+  say "add: the control socket's add puts a spare in a failed member's role"
+  local d="$tmp/add"
+  mkdir -p "$d"
+  cd "$d"
+  create "$d" 1 16M a.img b.img
+  head -c "$SIZE_BYTES" /dev/urandom >"$d/expected.img"
+  truncate -s 16M "$d/new.img"
+  # A member of another array, and (with mkfs.ext4) a file system.
+  truncate -s 16M x.img y.img fs.img
+  "$RAIDSIM" create --level=1 x.img y.img >/dev/null 2>&1 ||
+    fail "$d" "raidsim create of another array failed"
+  if command -v mkfs.ext4 >/dev/null 2>&1; then
+    mkfs.ext4 -q -F fs.img >/dev/null 2>&1 || fail "$d" "mkfs.ext4 failed"
+  fi
+  start "$d" a.img b.img control="$d/ctl" sync-speed-min=1 sync-speed-max=1
+  nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "$d" "copying in failed"
+  ! "$RAIDSIM" control "$d/ctl" add new.img --replace >add.out 2>&1 ||
+    fail "$d" "add --replace with nothing failed was accepted"
+  grep -q "no member is failed or missing to replace" add.out ||
+    fail "$d" "add --replace: $(cat add.out)"
+  ! "$RAIDSIM" control "$d/ctl" add "$d/x.img" >add.out 2>&1 ||
+    fail "$d" "a member of another array was added"
+  grep -q "another array's metadata" add.out || fail "$d" "add x.img: $(cat add.out)"
+  if command -v mkfs.ext4 >/dev/null 2>&1; then
+    ! "$RAIDSIM" control "$d/ctl" add "$d/fs.img" >add.out 2>&1 ||
+      fail "$d" "a member holding a file system was added"
+    grep -q "fs.img holds ext4" "$d/nbdkit.log" ||
+      fail "$d" "the log does not say fs.img holds ext4"
+  fi
+  "$RAIDSIM" control "$d/ctl" fail 1 >fail.out 2>&1 ||
+    fail "$d" "fail 1: $(cat fail.out)"
+  "$RAIDSIM" control "$d/ctl" add "$d/new.img" >add.out 2>&1 ||
+    fail "$d" "add new.img: $(cat add.out)"
+  wait_log "$d" "spare .*new.img takes over role 1" 30
+  "$RAIDSIM" control --json "$d/ctl" detail >detail.json 2>&1 ||
+    fail "$d" "detail: $(cat detail.json)"
+  grep -q "spare rebuilding" detail.json ||
+    fail "$d" "detail does not say spare rebuilding: $(cat detail.json)"
+  stop_pid "$SERVE_PID"
+  : >"$d/nbdkit.log"
+  start "$d" a.img new.img
+  wait_log "$d" "recovery: done: member 1 (new.img) rebuilt" 60
+  stop_pid "$SERVE_PID"
+  check "$d" 1 a.img new.img
+  say "  add: ok (refusals, then fail 1 and add: rebuilt, both members as written)"
+}
+
 scenario_speed ()
 {
   say "speed: a rebuild at sync-speed-max=3000 takes the time that implies"
@@ -437,7 +494,7 @@ scenario_speed ()
 
 command -v bc >/dev/null 2>&1 || skip "bc is not installed"
 scenarios=("$@")
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(spare blank restart readd speed)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(spare blank restart readd add speed)
 for s in "${scenarios[@]}"; do
   "scenario_$s"
 done
