@@ -1003,7 +1003,8 @@ recover (struct raid_array *a)
      * which the limit is looked at again (md_do_sync's msleep (500)),
      * so that clients going idle let the walk speed up soon.
      */
-    while (elapsed && (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
+    while (elapsed &&
+           (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
       uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
                                   * 1e9);
       uint64_t step = need - elapsed < 500000000 ? need - elapsed : 500000000;

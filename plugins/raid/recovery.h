@@ -115,15 +115,17 @@ extern void recovery_init (struct raid_array *a);
  * superblock (a replacement or a spare): libblkid finds no signature on
  * it (and, with need_zeros, its first and last MiB read as zeros: a
  * member given in the member list, where a raw member of an array
- * without metadata would otherwise pass), or force= is given.  Returns 0, or -1 after one nbdkit_error line
- * naming the member and what it holds (what is "member:" or "spare:").
+ * without metadata would otherwise pass), or force= is given.
+ * Returns 0, or -1 after one nbdkit_error line naming the member and
+ * what it holds (what is "member:" or "spare:"), errno EMEDIUMTYPE if
+ * it holds something.
  */
 extern int recovery_check_blank (struct member *m, const char *what,
                                  bool need_zeros);
 
 /* Assembly (assemble.c) found that role r is to be rebuilt: a stale
- * member re-added, a blank one (new, given the superblock *sb built by
- * recovery_new_sb), or one whose superblock records a recovery in
+ * member re-added, a blank one (new, its superblock in a->meta.sb[r]
+ * built by recovery_new_sb), or one whose superblock records a recovery in
  * progress.  Call after the array's geometry is made and a->meta is
  * filled.  The member is not failed from now on; nothing above its
  * recovery position is read.
@@ -220,8 +222,8 @@ recovery_unsynced (const struct raid_recovery *rec)
  * in sync (array offsets).
  */
 static inline bool
-recovery_readable (const struct raid_recovery *rec, unsigned r, uint64_t offset,
-                   uint64_t length)
+recovery_readable (const struct raid_recovery *rec, unsigned r,
+                   uint64_t offset, uint64_t length)
 {
   if (!(recovery_unsynced (rec) & (UINT32_C (1) << r)))
     return true;

@@ -300,7 +300,7 @@ hold_back (struct raid_array *a, struct plan *pl)
  */
 static int
 do_read (struct raid_array *a, char *buf, uint64_t count,
-              uint64_t offset, size_t *npieces)
+         uint64_t offset, size_t *npieces)
 {
   struct plan pl;
   struct ioset set;
@@ -508,8 +508,8 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
  */
 static int
 do_write (struct raid_array *a, enum member_op op, const char *buf,
-               uint64_t count, uint64_t offset, uint32_t mflags,
-               size_t *npieces)
+          uint64_t count, uint64_t offset, uint32_t mflags,
+          size_t *npieces)
 {
   struct range_hold hold;
   bool held = is_redundant (a) && count > 0;
@@ -660,7 +660,7 @@ extents_piece (const struct raid_piece *p, void *opaque)
 
 static int
 do_extents (struct raid_array *a, uint32_t count, uint64_t offset,
-                 struct nbdkit_extents *extents)
+            struct nbdkit_extents *extents)
 {
   struct extents_ctx e = { .a = a, .extents = extents };
   int r;
