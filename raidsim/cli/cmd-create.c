@@ -87,8 +87,8 @@ static const struct create_opt {
     "RAID 1 and 10: a write-intent bitmap (default: internal when each "
     "member uses more than 100G, as mdadm)" },
   { "bitmap-chunk", OPT_BITMAP_CHUNK, "SIZE",
-    "array bytes per bitmap bit, a power of two (default: mdadm's, 64M "
-    "or more)" },
+    "array bytes per bitmap bit, a power of two; implies --bitmap=internal "
+    "(default: mdadm's, 64M or more)" },
   { "assume-clean", OPT_ASSUME_CLEAN, NULL,
     "RAID 1 and 10: mark the copies in sync (no resync)" },
   { "force", OPT_FORCE, NULL,
@@ -293,6 +293,9 @@ parse_options (struct create *cr, int argc, char **argv)
            "a bitmap on it too)");
     return -1;
   }
+  /* A chunk asked for means a bitmap wanted, whatever the size. */
+  if (cr->bitmap_chunk && cr->bitmap == -1 && cr->level != RAID_LEVEL_0)
+    cr->bitmap = 1;
   if (cr->bitmap_chunk && (cr->bitmap == 0 || cr->level == RAID_LEVEL_0)) {
     error ("bitmap-chunk: the array has no bitmap (--bitmap=none, or "
            "RAID 0)");
