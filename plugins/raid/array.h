@@ -17,6 +17,7 @@
 #include "rangelock.h"
 #include "stats.h"
 #include "sync.h"
+#include "bitmap.h"
 
 /* The array's md metadata, when its members carry md v1.2 superblocks
  * (assemble.c reads them, metadata.c writes them).  members[] is then
@@ -75,6 +76,7 @@ struct raid_array {
   atomic_bool no_writes;
   struct raid_meta meta;
   struct raid_sync sync;        /* safe mode and resync (sync.h) */
+  struct raid_bitmap bitmap;    /* md's write-intent bitmap (bitmap.h) */
 };
 
 #endif

@@ -279,11 +279,16 @@ resync (struct raid_array *a)
     uint64_t now, elapsed, limit, o;
     double rate;
 
+    /* With a write-intent bitmap, only the chunks whose bit was set. */
+    pos = bitmap_next_needed (a, pos, size, &len);
+    if (pos >= size)
+      break;
     sync_region (a, pos, len, buf);
     pos += len;
 
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
+    s->synced += len;
     /* md's throttle: the rate since the last mark, at most max, and at
      * most min while clients are busy.
      */
@@ -333,6 +338,7 @@ resync (struct raid_array *a)
   pthread_mutex_lock (&a->meta.lock);
   atomic_store (&s->in_sync, UINT64_MAX);
   s->action = "idle";
+  s->done = size;
   if (!s->dirty) {
     a->meta.resync_offset = MDSB_RESYNC_DONE;
     metadata_update_locked (a, "resync done");
@@ -340,9 +346,11 @@ resync (struct raid_array *a)
   pthread_mutex_unlock (&a->meta.lock);
   {
     uint64_t ns = stats_now_ns () - t0;
-    nbdkit_error ("resync: done: %" PRIu64 " bytes in %.3f s (%.0f KiB/s); "
-                  "every copy is in sync", size - start, ns / 1e9,
-                  ns ? (double) (size - start) / 1024 * 1e9 / ns : 0.0);
+    nbdkit_error ("resync: done: %" PRIu64 " bytes resynced of the "
+                  "array's %" PRIu64 " (%" PRIu64 " from offset %" PRIu64
+                  ") in %.3f s (%.0f KiB/s); every copy is in sync",
+                  s->synced, size, size - start, start, ns / 1e9,
+                  ns ? (double) s->synced / 1024 * 1e9 / ns : 0.0);
   }
 }
 
@@ -396,6 +404,8 @@ sync_start (struct raid_array *a)
     s->action = "resync";
     s->done = pos;
   }
+  if (bitmap_start (a) == -1)
+    return -1;
   s->on = true;
   err = pthread_create (&s->thread, NULL, sync_thread, a);
   if (err) {
@@ -421,6 +431,7 @@ sync_stop (struct raid_array *a)
   pthread_mutex_unlock (&a->meta.lock);
   pthread_join (s->thread, NULL);
   s->thread_started = false;
+  bitmap_stop (a);
   /* A dirty array is marked clean now, as after an idle time (taking
    * the event count back), so that the count at a clean stop does not
    * depend on whether the last write was 200 ms before it; then
