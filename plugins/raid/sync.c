@@ -259,7 +259,8 @@ resync (struct raid_array *a)
   struct raid_sync *s = &a->sync;
   uint64_t size = raid_geom_size (a->geom);
   uint64_t pos = sync_in_sync (s), start = pos;
-  uint64_t mark_ns = stats_now_ns (), mark_pos = pos, checkpoint = pos;
+  uint64_t mark_ns = stats_now_ns (), mark_synced = 0;
+  uint64_t checkpoint = pos;
   uint64_t ops = client_ops (a), t0 = mark_ns;
   unsigned next_tenth;
   char *buf;
@@ -294,15 +295,17 @@ resync (struct raid_array *a)
      */
     now = stats_now_ns ();
     elapsed = now - mark_ns;
-    rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
+    /* Bytes resynced, not walked: a bitmap skips clean chunks. */
+    rate = elapsed ? (double) (s->synced - mark_synced) / 1024 * 1e9
+      / elapsed : 0;
     s->rate = rate;
     safe_mode_locked (a, NULL);
     o = client_ops (a);
     limit = o != ops ? s->speed_min : s->speed_max;
     ops = o;
     if (rate > limit) {
-      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
-                                  * 1e9);
+      uint64_t need = (uint64_t) ((double) (s->synced - mark_synced)
+                                  / 1024 / limit * 1e9);
       if (need > elapsed)
         wait_locked (a, need - elapsed);
     }
@@ -310,7 +313,7 @@ resync (struct raid_array *a)
       wait_locked (a, 0);
     if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
       mark_ns = stats_now_ns ();
-      mark_pos = pos;
+      mark_synced = s->synced;
     }
     /* A checkpoint: on a clean array, the superblocks say how far. */
     if (pos - checkpoint >= size / 16 && pos < size && !s->dirty) {
