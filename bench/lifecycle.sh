@@ -54,7 +54,7 @@ BENCH_DIR=${BENCH_DIR:-/dev/shm}
 . "$SRCDIR/scripts/lib.sh"
 RAIDSIM_PROG=lifecycle.sh
 
-for cmd in nbdkit fio nbdcopy jq; do
+for cmd in nbdkit fio nbdcopy perl; do
   command -v $cmd >/dev/null 2>&1 || die "$cmd is not installed"
 done
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
@@ -87,7 +87,8 @@ fio_iops ()
       --output-format=json >"$tmp/$1.fio.json" 2>"$tmp/$1.fio.err" ||
     die "fio on $1 failed: $(cat "$tmp/$1.fio.err")"
   # fio's nbd engine says "connected" on stdout before the JSON.
-  sed -n '/^{/,$p' "$tmp/$1.fio.json" | jq '.jobs[0].write.iops | floor'
+  sed -n '/^{/,$p' "$tmp/$1.fio.json" |
+    perl -MJSON::PP -0777 -ne 'print int (decode_json ($_)->{jobs}[0]{write}{iops})'
 }
 
 section_marking ()
