@@ -29,6 +29,7 @@
 #include "raidsim/report.h"
 #include "raidsim/sim.h"
 #include "cmd.h"
+#include "measured.h"
 #include "options.h"
 
 #define CMD PROGRAM_NAME " run"
@@ -38,7 +39,7 @@ usage (FILE *fp)
 {
   fprintf (fp,
            "usage: %s ARRAY --workload JOB|PRESET[:SPAN] [--set KEY=VALUE]... "
-           "[--seed N] [--format table|csv|json]\n"
+           "[--seed N] [--format table|csv|json] [--measured FILE]\n"
            "       %s --presets\n"
            "       %s --print-jobs ARRAY --workload PRESET[:SPAN]\n"
            "\n"
@@ -61,6 +62,11 @@ usage (FILE *fp)
            "                       the same seed gives the same output\n"
            "  -f, --format FMT     table (default), csv or json (fio's field\n"
            "                       names)\n"
+           "  -m, --measured FILE  after the table, FILE's figures beside the\n"
+           "                       run's, with ratios: fio's JSON from the\n"
+           "                       same job file (e.g. against nbdkit raid\n"
+           "                       model=ARRAY), or the raid plugin's\n"
+           "                       stats= file\n"
            "  -h, --help           show this help\n"
            "\n"
            "Presets:\n",
@@ -78,10 +84,12 @@ cmd_run (int argc, char **argv)
     { "presets", no_argument, NULL, 'P' },
     { "print-jobs", no_argument, NULL, 'J' },
     { "set", required_argument, NULL, 'S' },
+    { "measured", required_argument, NULL, 'm' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *workload = NULL;
+  const char *measured = NULL;
   uint64_t seed = 1;
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
   struct raidsim_array_config *ac = NULL;
@@ -93,7 +101,7 @@ cmd_run (int argc, char **argv)
   int c, ret = 1;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, ":w:s:f:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, ":w:s:f:m:h", longopts, NULL)) != -1) {
     switch (c) {
     case 'w':
       workload = optarg;
@@ -111,6 +119,9 @@ cmd_run (int argc, char **argv)
       return 0;
     case 'J':
       print_jobs = true;
+      break;
+    case 'm':
+      measured = optarg;
       break;
     case 'S':
       /* Applied once the array file is loaded, in order. */
@@ -137,6 +148,10 @@ cmd_run (int argc, char **argv)
   if (workload == NULL) {
     fprintf (stderr, "%s: --workload: missing; give a fio job file or a "
              "preset (%s)\n", CMD, raidsim_preset_names ());
+    return 1;
+  }
+  if (measured && format != RAIDSIM_FORMAT_TABLE) {
+    fprintf (stderr, "%s: --measured: only with --format table\n", CMD);
     return 1;
   }
 
@@ -168,6 +183,10 @@ cmd_run (int argc, char **argv)
     goto err;
   if (raidsim_report (stdout, s, format) == -1)
     goto err;
+  if (measured && measured_compare (stdout, measured, s) == -1) {
+    fprintf (stderr, "%s: --measured: %s\n", CMD, raidsim_error ());
+    goto out;
+  }
   if (fflush (stdout) == EOF) {
     fprintf (stderr, "%s: write: %s\n", CMD, strerror (errno));
     goto out;

@@ -36,6 +36,8 @@ static const struct command commands[] = {
   { "validate", cmd_validate, "predictions against the published figures" },
   { "create", cmd_create, "write md superblocks to new members (mdadm --create)" },
   { "examine", cmd_examine, "print members' md superblocks (mdadm --examine)" },
+  { "control", cmd_control, "detail, fail, remove, check a served array "
+    "(mdadm --detail, --fail, ...)" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
