@@ -84,11 +84,9 @@ static const struct create_opt {
     "the array's name, 1 to 31 bytes (default " CREATE_NAME_DEFAULT ")" },
   { "uuid", OPT_UUID, "UUID", "the array's UUID (default random)" },
   { "bitmap", OPT_BITMAP, "internal|none",
-    "RAID 1 and 10: a write-intent bitmap (default: internal when each "
-    "member uses more than 100G, as mdadm)" },
+    "write-intent bitmap (default: internal over 100G, as mdadm)" },
   { "bitmap-chunk", OPT_BITMAP_CHUNK, "SIZE",
-    "array bytes per bitmap bit, a power of two; implies --bitmap=internal "
-    "(default: mdadm's, 64M or more)" },
+    "array bytes per bit, a power of two (default: 64M, as mdadm)" },
   { "assume-clean", OPT_ASSUME_CLEAN, NULL,
     "RAID 1 and 10: mark the copies in sync (no resync)" },
   { "force", OPT_FORCE, NULL,
