@@ -27,6 +27,7 @@
 #include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
+#include "raidsim/progress.h"
 #include "raidsim/sim.h"
 #include "raidsim/sweep.h"
 
@@ -458,22 +459,6 @@ struct worker {
   bool busy;
 };
 
-static void
-progress (const struct raidsim_sweep *sw, unsigned done, unsigned total)
-{
-  const int width = 40;
-  int filled = total ? (int) ((uint64_t) done * width / total) : width;
-
-  if (!sw->progress)
-    return;
-  fprintf (stderr, "\rraidsim sweep [%.*s%*s] %u/%u runs", filled,
-           "########################################", width - filled, "",
-           done, total);
-  if (done == total)
-    fprintf (stderr, "\r%*s\r", width + 40, "");
-  fflush (stderr);
-}
-
 static unsigned
 default_workers (void)
 {
@@ -491,7 +476,7 @@ struct slot {
 
 static int
 run_parallel (const struct raidsim_sweep *sw, unsigned workers,
-              struct slot *slots)
+              struct slot *slots, struct raidsim_progress *pg)
 {
   struct worker w[MAX_WORKERS];
   struct pollfd pfd[MAX_WORKERS];
@@ -548,7 +533,6 @@ run_parallel (const struct raidsim_sweep *sw, unsigned workers,
     }
     w[i].busy = true;
   }
-  progress (sw, 0, total);
   while (ret == 0 && done < total) {
     unsigned n = 0;
 
@@ -603,7 +587,7 @@ run_parallel (const struct raidsim_sweep *sw, unsigned workers,
         }
         w[i].busy = true;
       }
-      progress (sw, done, total);
+      raidsim_progress_update (pg, done);
     }
     if (first_error[0]) {
       /* Let the busy workers finish their runs, then stop. */
@@ -688,6 +672,7 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
                    struct raidsim_sweep_result *res)
 {
   unsigned total = nruns (sw), workers = sw->workers, i, k;
+  struct raidsim_progress pg;
   struct slot *slots;
   int ret = 0;
 
@@ -711,16 +696,18 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
   if (workers > MAX_WORKERS)
     workers = MAX_WORKERS;
 
+  raidsim_progress_start (&pg, sw->progress ? stderr : NULL, "sweep", total);
   if (workers <= 1) {
-    progress (sw, 0, total);
     for (i = 0; i < total && ret == 0; ++i) {
       ret = run_one (sw, i, &slots[i].pts, &slots[i].n);
       slots[i].done = ret == 0;
-      progress (sw, i + 1, total);
+      raidsim_progress_update (&pg, i + 1);
     }
   }
   else
-    ret = run_parallel (sw, workers, slots);
+    ret = run_parallel (sw, workers, slots, &pg);
+  /* Cleared on failure too, so the error starts a clean line. */
+  raidsim_progress_end (&pg);
 
   if (ret == 0) {
     for (i = 0; i < total; ++i)
