@@ -58,7 +58,7 @@ done
 "$RAIDSIM" plot "$tmp/qd.csv" -o "$tmp/x.png" --script > "$tmp/script.gp"
 if grep -q 'title "raid0-2x-fixed"' "$tmp/script.gp" &&
    grep -q 'title "raid0-2x-fixed-vroc"' "$tmp/script.gp" &&
-   grep -q 'set xlabel "queue depth"' "$tmp/script.gp"; then
+   grep -q 'set xlabel "queue depth (I/Os in flight)"' "$tmp/script.gp"; then
   ok "script: a line per array against queue depth"
 else
   fail "script: lines or axis missing"
