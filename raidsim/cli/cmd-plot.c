@@ -3,11 +3,16 @@
  *
  * One panel per access pattern (sequential or random, read or write,
  * block size), one line per array.  The x axis is the queue depth when
- * the sweep varied it or when its jobs carry it (four-corners), or the
- * varied chunk, member count or RAID level.  The y axis is MB/s for
- * sequential patterns and IOPS for random ones unless --metric says
- * otherwise.  The plot is written as a gnuplot script with the data
- * inline, so `--script` shows exactly what gnuplot is given.
+ * the sweep varied it or when its jobs carry it (four-corners), or a
+ * varied key (--x, by default the first whose values are numbers).  A
+ * grid's other keys make a panel per value (--layout panels, the
+ * default), or a line per value (--layout lines); --layout heatmap
+ * draws a cell per pair of values instead (see "the plot of a sweep"
+ * below).  The y axis is MB/s for sequential patterns and IOPS for
+ * random ones unless --metric says otherwise; with intervals (sweep
+ * --seeds, the *_ci95 columns) each figure gets its error bar.  The
+ * plot is written as a gnuplot script with the data inline, so
+ * `--script` shows exactly what gnuplot is given.
  *
  * Measured points.  `--points FILE` marks measurements on a queue-depth
  * plot: a CSV with the columns array, rw, bs, iodepth, value and unit
@@ -26,6 +31,11 @@
  * is labelled with the whole id.  Fitted rows are labelled with a '*'.
  *
  * Run:
+ *   build/raidsim/raidsim sweep configs/arrays/raid0-4x-sata-ssd.ini \
+ *       --workload configs/workloads/randread-4k-qd8.fio --qd-per-member \
+ *       --vary level=0,1,10 --vary members=2,4,8 --format csv > grid.csv
+ *   build/raidsim/raidsim plot grid.csv -o grid.png
+ *   build/raidsim/raidsim plot grid.csv -o heat.png --layout heatmap
  *   build/raidsim/raidsim sweep configs/arrays/single-optane-900p.ini \
  *       configs/arrays/raid0-2x-optane-vroc.ini --workload four-corners \
  *       --format csv > fc.csv
@@ -131,6 +141,7 @@ usage (FILE *fp)
 {
   fprintf (fp,
            "usage: %s SWEEP.csv|SWEEP.json -o OUT.png|OUT.svg\n"
+           "       [--layout panels|lines|heatmap] [--x KEY]\n"
            "       [--metric auto|iops|mbps] [--points POINTS.csv]\n"
            "       [--log-y] [--title TEXT] [--script]\n"
            "       %s VALIDATE.csv -o OUT.png|OUT.svg [--group prefix|case]\n"
@@ -142,6 +153,14 @@ usage (FILE *fp)
            "points on a queue-depth plot: a CSV with the columns array,\n"
            "rw, bs, iodepth, value, unit (IOPS or MB/s).  --log-y puts\n"
            "the y axis on a log scale.\n"
+           "\n"
+           "A grid (several --vary): --x KEY goes across (default: the\n"
+           "first key whose values are numbers); each other key makes a\n"
+           "panel per value (--layout panels, the default) or a line per\n"
+           "value (--layout lines).  --layout heatmap: a cell per pair of\n"
+           "values, coloured and labelled by its figure, a panel per\n"
+           "array.  Levels are categories, never joined by a line.\n"
+           "Columns *_ci95 (sweep --seeds) are drawn as error bars.\n"
            "\n"
            "Given the CSV of `raidsim validate --format csv`, draw\n"
            "published against predicted as pairs of bars, a panel per\n"
@@ -1043,7 +1062,8 @@ write_script (FILE *fp, const struct plot *pl, const struct points *pts,
     gp_string (fp, panel[p]);
     fprintf (fp, "\nset xlabel ");
     gp_string (fp, axis_label (pl, pl->x));
-    fprintf (fp, "\n");
+    /* Raised a little, clear of the key below it. */
+    fprintf (fp, "%s\n", pl->heatmap ? "" : " offset 0,0.5");
     if (log_x)
       fprintf (fp, "set logscale x 2\n");
     else

@@ -182,7 +182,7 @@ if grep -qx "set multiplot layout 1,3 title $title" "$tmp/grid.gp" &&
    grep -qx 'set title "random read 4K, RAID 1"' "$tmp/grid.gp" &&
    grep -qx 'set title "random read 4K, RAID 10"' "$tmp/grid.gp" &&
    [ "$(grep -c '^set title' "$tmp/grid.gp")" = 3 ] &&
-   grep -qx 'set xlabel "members (drives)"' "$tmp/grid.gp" &&
+   grep -q '^set xlabel "members (drives)"' "$tmp/grid.gp" &&
    grep -qx 'set xtics ("2" 2, "4" 4)' "$tmp/grid.gp" &&
    [ "$(grep -c '^plot .*title "raid0-2x-fixed", .*title "raid0-2x-fixed-vroc"$' "$tmp/grid.gp")" = 3 ]; then
   ok "grid: a panel per level, members across, a line per array, titled by the arrays"
@@ -197,7 +197,7 @@ fi
 xs=$(awk '/^\$p[0-9]+l[0-9]+ << EOD$/ { d = 1; next } /^EOD$/ { d = 0 }
           d { print $1 }' "$tmp/gl.gp" | sort -u | tr '\n' ' ')
 if grep -qx 'set xtics ("RAID 0" 0, "RAID 1" 1, "RAID 10" 2)' "$tmp/gl.gp" &&
-   grep -qx 'set xlabel "RAID level"' "$tmp/gl.gp" &&
+   grep -q '^set xlabel "RAID level"' "$tmp/gl.gp" &&
    grep -qx 'set title "random read 4K, 2 members"' "$tmp/gl.gp" &&
    [ "$xs" = "-0.15 0.15 0.85 1.15 1.85 2.15 " ] &&
    ! grep -q '^plot .*lines' "$tmp/gl.gp" &&

@@ -253,7 +253,7 @@ grep -q '^set xtics ("RAID 0" 0, "RAID 1" 1)$' "$tmp/lv.gp" &&
 grep -q '^set multiplot layout 1,2 ' "$tmp/g.gp" &&
   grep -q '^set title "sequential read 4K, QD 1"$' "$tmp/g.gp" &&
   grep -q '^set title "sequential read 4K, QD 8"$' "$tmp/g.gp" &&
-  grep -q '^set xlabel "members (drives)"$' "$tmp/g.gp" &&
+  grep -q '^set xlabel "members (drives)"' "$tmp/g.gp" &&
   ok "plot of a grid: members on x, a panel per qd" ||
   fail "plot of a grid:"$'\n'"$(grep -E '^(plot|set xlabel|set title|set multi)' "$tmp/g.gp")"
 "$RAIDSIM" plot "$tmp/grid.csv" -o "$tmp/g.png" --layout lines --script \
