@@ -25,6 +25,9 @@ struct raidsim_progress {
   FILE *fp;                     /* NULL: show nothing */
   const char *what;             /* "sweep" */
   unsigned total;
+  unsigned base;                /* runs done in earlier parts (the
+                                 * earlier seeds of sweep --seeds),
+                                 * added to each update's count */
   uint64_t start_ns;            /* CLOCK_MONOTONIC at start */
   size_t shown;                 /* length of the line on screen */
 };
@@ -37,8 +40,9 @@ extern void raidsim_progress_format (char *buf, size_t len, const char *what,
                                      unsigned done, unsigned total,
                                      uint64_t elapsed_ns);
 
-/* Start (shows 0/total), update after each run, and end (clears the
- * line).  With fp NULL every call does nothing.
+/* Start (shows 0/total), update after each run (base + done of
+ * total), and end (clears the line).  With fp NULL every call does
+ * nothing.
  */
 extern void raidsim_progress_start (struct raidsim_progress *p, FILE *fp,
                                     const char *what, unsigned total);

@@ -667,11 +667,14 @@ check_meaningful (const struct raidsim_sweep *sw)
   return 0;
 }
 
+/* The whole sweep at one seed; pg counts its runs (the caller starts
+ * and ends it, so that the seeds of --seeds share one line).
+ */
 static int
-sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res)
+sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res,
+            struct raidsim_progress *pg)
 {
   unsigned total = nruns (sw), workers = sw->workers, i, k;
-  struct raidsim_progress pg;
   struct slot *slots;
   int ret = 0;
 
@@ -697,18 +700,15 @@ sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res)
   if (workers > MAX_WORKERS)
     workers = MAX_WORKERS;
 
-  raidsim_progress_start (&pg, sw->progress ? stderr : NULL, "sweep", total);
   if (workers <= 1) {
     for (i = 0; i < total && ret == 0; ++i) {
       ret = run_one (sw, i, &slots[i].pts, &slots[i].n);
       slots[i].done = ret == 0;
-      raidsim_progress_update (&pg, i + 1);
+      raidsim_progress_update (pg, i + 1);
     }
   }
   else
-    ret = run_parallel (sw, workers, slots, &pg);
-  /* Cleared on failure too, so the error starts a clean line. */
-  raidsim_progress_end (&pg);
+    ret = run_parallel (sw, workers, slots, pg);
 
   if (ret == 0) {
     for (i = 0; i < total; ++i)
@@ -757,11 +757,20 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
   const struct raidsim_seed_list *seeds = sw->seeds;
   struct raidsim_sweep_result *per;
   struct raidsim_sweep one;
+  struct raidsim_progress pg;
   unsigned n, k, i, d, a, b;
   int ret = 0;
 
-  if (seeds == NULL)
-    return sweep_once (sw, res);
+  /* One progress line for all the runs, of every seed; blanked on
+   * failure too, so that the error starts a clean line.
+   */
+  if (seeds == NULL) {
+    raidsim_progress_start (&pg, sw->progress ? stderr : NULL, "sweep",
+                            nruns (sw));
+    ret = sweep_once (sw, res, &pg);
+    raidsim_progress_end (&pg);
+    return ret;
+  }
   memset (res, 0, sizeof *res);
   n = seeds->n;
   per = calloc (n, sizeof *per);
@@ -769,6 +778,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
     raidsim_set_error ("sweep: %s", strerror (ENOMEM));
     return -1;
   }
+  raidsim_progress_start (&pg, sw->progress ? stderr : NULL, "sweep",
+                          nruns (sw) * n);
   /* The whole sweep once per seed: the same runs in the same order, so
    * point i of each is the same job of the same run.
    */
@@ -776,7 +787,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
   one.seeds = NULL;
   for (k = 0; k < n && ret == 0; ++k) {
     one.seed = seeds->seed[k];
-    ret = sweep_once (&one, &per[k]);
+    pg.base = k * nruns (sw);
+    ret = sweep_once (&one, &per[k], &pg);
     if (ret == 0 && k > 0 && per[k].npoints != per[0].npoints) {
       raidsim_set_error ("sweep: seed %" PRIu64 " gave %u points, seed %"
                          PRIu64 " %u", seeds->seed[k], per[k].npoints,
@@ -784,6 +796,7 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
       ret = -1;
     }
   }
+  raidsim_progress_end (&pg);
   if (ret == 0) {
     res->npoints = per[0].npoints;
     res->nseeds = n;

@@ -72,6 +72,7 @@ raidsim_progress_start (struct raidsim_progress *p, FILE *fp,
   p->fp = fp;
   p->what = what;
   p->total = total;
+  p->base = 0;
   p->start_ns = now_ns ();
   p->shown = 0;
   if (fp)
@@ -82,7 +83,7 @@ void
 raidsim_progress_update (struct raidsim_progress *p, unsigned done)
 {
   if (p->fp)
-    show (p, done);
+    show (p, p->base + done);
 }
 
 void

@@ -84,6 +84,26 @@ START_TEST (screen)
 }
 END_TEST
 
+/* A later part (the second seed of sweep --seeds) counts on from the
+ * runs before it.
+ */
+START_TEST (base)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *fp = open_memstream (&text, &len);
+  struct raidsim_progress p;
+
+  ck_assert (fp != NULL);
+  raidsim_progress_start (&p, fp, "sweep", 8);
+  p.base = 4;
+  raidsim_progress_update (&p, 1);
+  fclose (fp);
+  ck_assert_msg (strstr (text, "\rsweep: 5/8 runs, ") != NULL, "%s", text);
+  free (text);
+}
+END_TEST
+
 /* With no stream nothing is written, and nothing crashes. */
 START_TEST (off)
 {
@@ -106,6 +126,7 @@ main (void)
 
   tcase_add_test (tc, format_by_hand);
   tcase_add_test (tc, screen);
+  tcase_add_test (tc, base);
   tcase_add_test (tc, off);
   suite_add_tcase (s, tc);
   sr = srunner_create (s);

@@ -61,6 +61,20 @@ for workers in 1 2; do
   fi
 done
 
+# With --seeds 2 the 4 runs are made twice: one line counts all 8, up
+# to 8/8 without starting again at 0/4.  Mutant killed: the line
+# started afresh for each seed (pg.base left 0).
+script -qec "$cmd --seeds 2 --workers 1 > /dev/null" /dev/null \
+  > "$tmp/typescript" < /dev/null
+got=$(tr '\r' '\n' < "$tmp/typescript")
+if grep -q '^sweep: 5/8 runs' <<< "$got" &&
+   grep -q '^sweep: 8/8 runs' <<< "$got" &&
+   ! grep -q '/4 runs' <<< "$got"; then
+  ok "--seeds 2: one line counts the 8 runs of both seeds"
+else
+  fail "--seeds 2: $(grep -o '[0-9]*/[0-9]* runs' <<< "$got" | tr '\n' ' ')"
+fi
+
 # A file and a pipe get nothing, and stdout is the same CSV.
 "${sweep[@]}" > "$tmp/file.csv" 2> "$tmp/err"
 if [ -s "$tmp/err" ]; then
