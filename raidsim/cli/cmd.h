@@ -46,4 +46,9 @@ extern int cmd_examine (int argc, char **argv);
  */
 extern int cmd_control (int argc, char **argv);
 
+/* raidsim calibrate: a device profile fitted to fio measurements.
+ * cmd-calibrate.c
+ */
+extern int cmd_calibrate (int argc, char **argv);
+
 #endif /* RAIDSIM_CMD_H */
