@@ -18,7 +18,7 @@ packages=(
   fuse3              # fusermount3
   e2fsprogs          # mkfs.ext4, e2fsck, filefrag
   mount              # mount, umount, losetup
-  util-linux         # fallocate, mountpoint
+  util-linux         # fallocate, mountpoint, script
   coreutils diffutils findutils procps
   fio gnuplot-nox
   mdadm              # test-mdadm.sh: real mdadm --examine reads our members

@@ -144,6 +144,11 @@ struct mdsb_array {
    */
   unsigned ndevs;
   const uint16_t *dev_roles;
+  /* An internal bitmap (mdbitmap.h): its size on disk in sectors (its
+   * header and bits rounded up to 4K), 0 for none.  It goes 8 sectors
+   * after the superblock, and the bad block log after it.
+   */
+  uint64_t bitmap_sectors;
 };
 
 /* What differs between the members of one array. */

@@ -59,7 +59,8 @@ struct raidsim_sweep {
   unsigned workers;             /* processes, at most
                                  * RAIDSIM_SWEEP_MAX_WORKERS; 0: the
                                  * online CPUs */
-  bool progress;                /* a progress bar on stderr */
+  bool progress;                /* a progress line on stderr
+                                 * (progress.h) */
   /* The jobs' iodepth (or the varied qd) is per member: each run's
    * jobs get it times the run's member count, so a member-count sweep
    * keeps every drive's queue depth, not the total.

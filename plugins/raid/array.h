@@ -19,6 +19,7 @@
 #include "scrub.h"
 #include "stats.h"
 #include "sync.h"
+#include "bitmap.h"
 
 /* The array's md metadata, when its members carry md v1.2 superblocks
  * (assemble.c reads them, metadata.c writes them).  members[] is then
@@ -83,6 +84,7 @@ struct raid_array {
    * control socket's verbs that change it wait for that (control.c).
    */
   atomic_bool running;
+  struct raid_bitmap bitmap;    /* md's write-intent bitmap (bitmap.h) */
 };
 
 #endif

@@ -178,7 +178,6 @@ assemble_none (struct raid_array *a)
 
 /* The md features raidsim does not keep up to date, in words. */
 static const struct { uint32_t bit; const char *what; } features[] = {
-  { MDSB_FEATURE_BITMAP_OFFSET, "a write-intent bitmap" },
   { MDSB_FEATURE_RESHAPE_ACTIVE, "a reshape in progress" },
   { MDSB_FEATURE_BAD_BLOCKS, "recorded bad blocks" },
   { MDSB_FEATURE_REPLACEMENT, "a replacement in progress" },
@@ -699,12 +698,12 @@ assemble (struct raid_array *a)
                     "(metadata=1.2)", a->members[first_none].name);
       return -1;
     }
-    return assemble_md (a);
+    return assemble_md (a) == -1 ? -1 : bitmap_assemble (a);
   case METADATA_AUTO:
   default:
     if (nv12 == 0 && npresent > 0)
       return assemble_none (a);
     (void) first_none;
-    return assemble_md (a);
+    return assemble_md (a) == -1 ? -1 : bitmap_assemble (a);
   }
 }

@@ -196,6 +196,8 @@ metadata_update_locked (struct raid_array *a, const char *why)
   a->sync.can_decrease = false; /* sync.c sets it after a dirty mark */
 
   for (;;) {
+    /* md_bitmap_update_sb: the bitmap's events first (bitmap.c). */
+    bitmap_update_events (a, back ? meta->events - 1 : meta->events + 1);
     struct member_io ios[RAID_MAX_MEMBERS], w[RAID_MAX_MEMBERS];
     uint8_t *bufs[RAID_MAX_MEMBERS];
     unsigned role[RAID_MAX_MEMBERS];

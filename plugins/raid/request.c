@@ -524,11 +524,21 @@ do_write (struct raid_array *a, enum member_op op, const char *buf,
     errno = EIO;
     return -1;
   }
+  /* md_bitmap_startwrite: the chunks' bits are on disk first. */
+  if (held && bitmap_start_write (a, offset, count) == -1) {
+    sync_write_end (a);
+    nbdkit_error ("%s: array offset %" PRIu64 ": the write-intent bitmap "
+                  "could not be written", op_names[op], offset);
+    errno = EIO;
+    return -1;
+  }
   if (held)
     range_acquire (&a->write_ranges, &hold, offset, count);
   r = write_copies (a, op, buf, count, offset, mflags, npieces);
-  if (held)
+  if (held) {
     range_release (&a->write_ranges, &hold);
+    bitmap_end_write (a, offset, count);
+  }
   sync_write_end (a);
   return r;
 }

@@ -121,6 +121,8 @@ to_json (const struct stats_source *src)
                             json_object_new_uint64 (src->sync->done));
     json_object_object_add (o, "total",
                             json_object_new_uint64 (src->sync->total));
+    json_object_object_add (o, "synced",
+                            json_object_new_uint64 (src->sync->synced));
     json_object_object_add (o, "rate",
                             json_object_new_double (src->sync->rate));
     pthread_mutex_unlock (src->meta_lock);

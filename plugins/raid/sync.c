@@ -262,7 +262,8 @@ resync (struct raid_array *a)
   struct raid_sync *s = &a->sync;
   uint64_t size = raid_geom_size (a->geom);
   uint64_t pos = sync_in_sync (s), start = pos;
-  uint64_t mark_ns = stats_now_ns (), mark_pos = pos, checkpoint = pos;
+  uint64_t mark_ns = stats_now_ns (), mark_synced = 0;
+  uint64_t checkpoint = pos;
   uint64_t ops = client_ops (a), t0 = mark_ns;
   unsigned next_tenth;
   char *buf;
@@ -282,25 +283,32 @@ resync (struct raid_array *a)
     uint64_t now, elapsed, limit, o;
     double rate;
 
+    /* With a write-intent bitmap, only the chunks whose bit was set. */
+    pos = bitmap_next_needed (a, pos, size, &len);
+    if (pos >= size)
+      break;
     sync_region (a, pos, len, buf);
     pos += len;
 
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
+    s->synced += len;
     /* md's throttle: the rate since the last mark, at most max, and at
      * most min while clients are busy.
      */
     now = stats_now_ns ();
     elapsed = now - mark_ns;
-    rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
+    /* Bytes resynced, not walked: a bitmap skips clean chunks. */
+    rate = elapsed ? (double) (s->synced - mark_synced) / 1024 * 1e9
+      / elapsed : 0;
     s->rate = rate;
     safe_mode_locked (a, NULL);
     o = client_ops (a);
     limit = o != ops ? s->speed_min : s->speed_max;
     ops = o;
     if (rate > limit) {
-      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
-                                  * 1e9);
+      uint64_t need = (uint64_t) ((double) (s->synced - mark_synced)
+                                  / 1024 / limit * 1e9);
       if (need > elapsed)
         wait_locked (a, need - elapsed);
     }
@@ -308,7 +316,7 @@ resync (struct raid_array *a)
       wait_locked (a, 0);
     if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
       mark_ns = stats_now_ns ();
-      mark_pos = pos;
+      mark_synced = s->synced;
     }
     /* A checkpoint: on a clean array, the superblocks say how far. */
     if (pos - checkpoint >= size / 16 && pos < size && !s->dirty) {
@@ -336,6 +344,7 @@ resync (struct raid_array *a)
   pthread_mutex_lock (&a->meta.lock);
   atomic_store (&s->in_sync, UINT64_MAX);
   s->action = "idle";
+  s->done = size;
   if (!s->dirty) {
     a->meta.resync_offset = MDSB_RESYNC_DONE;
     metadata_update_locked (a, "resync done");
@@ -343,9 +352,11 @@ resync (struct raid_array *a)
   pthread_mutex_unlock (&a->meta.lock);
   {
     uint64_t ns = stats_now_ns () - t0;
-    nbdkit_error ("resync: done: %" PRIu64 " bytes in %.3f s (%.0f KiB/s); "
-                  "every copy is in sync", size - start, ns / 1e9,
-                  ns ? (double) (size - start) / 1024 * 1e9 / ns : 0.0);
+    nbdkit_error ("resync: done: %" PRIu64 " bytes resynced of the "
+                  "array's %" PRIu64 " (%" PRIu64 " from offset %" PRIu64
+                  ") in %.3f s (%.0f KiB/s); every copy is in sync",
+                  s->synced, size, size - start, start, ns / 1e9,
+                  ns ? (double) s->synced / 1024 * 1e9 / ns : 0.0);
   }
 }
 
@@ -399,6 +410,8 @@ sync_start (struct raid_array *a)
     s->action = "resync";
     s->done = pos;
   }
+  if (bitmap_start (a) == -1)
+    return -1;
   s->on = true;
   err = pthread_create (&s->thread, NULL, sync_thread, a);
   if (err) {
@@ -424,6 +437,7 @@ sync_stop (struct raid_array *a)
   pthread_mutex_unlock (&a->meta.lock);
   pthread_join (s->thread, NULL);
   s->thread_started = false;
+  bitmap_stop (a);
   /* A dirty array is marked clean now, as after an idle time (taking
    * the event count back), so that the count at a clean stop does not
    * depend on whether the last write was 200 ms before it; then

@@ -64,6 +64,8 @@ struct raid_sync {
   /* For the statistics, under meta.lock. */
   const char *action;           /* "idle", "resync" */
   uint64_t done, total;         /* bytes */
+  uint64_t synced;              /* bytes actually resynced: less than
+                                 * done with a write-intent bitmap */
   double rate;                  /* KiB/s, recent */
   uint64_t speed_min, speed_max; /* KiB/s */
 };

@@ -34,10 +34,12 @@
 #include <strings.h>
 #include <time.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <blkid.h>
 
 #include "raidsim/geometry.h"
+#include "raidsim/mdbitmap.h"
 #include "raidsim/mdsb.h"
 #include "raidsim/raidkeys.h"
 #include "cmd.h"
@@ -58,7 +60,7 @@
 enum opt_id {
   OPT_LEVEL = 'l', OPT_CHUNK = 'c', OPT_NAME = 'N', OPT_UUID = 'u',
   OPT_FORCE = 'f', OPT_HELP = 'h',
-  OPT_COPIES = 256, OPT_ASSUME_CLEAN,
+  OPT_COPIES = 256, OPT_ASSUME_CLEAN, OPT_BITMAP, OPT_BITMAP_CHUNK,
 };
 
 /* The options, described once: getopt's tables and --help come from
@@ -81,6 +83,10 @@ static const struct create_opt {
   { "name", OPT_NAME, "NAME",
     "the array's name, 1 to 31 bytes (default " CREATE_NAME_DEFAULT ")" },
   { "uuid", OPT_UUID, "UUID", "the array's UUID (default random)" },
+  { "bitmap", OPT_BITMAP, "internal|none",
+    "write-intent bitmap (default: internal over 100G, as mdadm)" },
+  { "bitmap-chunk", OPT_BITMAP_CHUNK, "SIZE",
+    "array bytes per bit, a power of two (default: 64M, as mdadm)" },
   { "assume-clean", OPT_ASSUME_CLEAN, NULL,
     "RAID 1 and 10: mark the copies in sync (no resync)" },
   { "force", OPT_FORCE, NULL,
@@ -99,6 +105,10 @@ struct create {
   uint8_t uuid[16];
   bool have_uuid;
   bool force, assume_clean;
+  int bitmap;                   /* -1 mdadm's default, 0 none, 1 internal */
+  uint64_t bitmap_chunk;        /* bytes; 0 for mdadm's choice */
+  uint8_t *bmbuf;               /* the bitmap as written (same on all) */
+  uint64_t bmlen;
 
   unsigned n;                   /* members, missing ones included */
   const char *path[RAID_MAX_MEMBERS];
@@ -216,6 +226,23 @@ parse_options (struct create *cr, int argc, char **argv)
     case OPT_ASSUME_CLEAN:
       cr->assume_clean = true;
       break;
+    case OPT_BITMAP:
+      if (strcmp (optarg, "internal") == 0)
+        cr->bitmap = 1;
+      else if (strcmp (optarg, "none") == 0)
+        cr->bitmap = 0;
+      else {
+        error ("bitmap: '%s' is not internal or none", optarg);
+        return -1;
+      }
+      break;
+    case OPT_BITMAP_CHUNK:
+      if (raid_parse_size (optarg, &cr->bitmap_chunk) == -1 ||
+          cr->bitmap_chunk == 0) {
+        error ("bitmap-chunk: '%s' is not a size (4K, 64M ...)", optarg);
+        return -1;
+      }
+      break;
     case OPT_FORCE:
       cr->force = true;
       break;
@@ -258,6 +285,71 @@ parse_options (struct create *cr, int argc, char **argv)
     : CREATE_CHUNK_DEFAULT;
   if (cr->name == NULL)
     cr->name = CREATE_NAME_DEFAULT;
+  /* mdadm: "bitmaps not meaningful with level raid0". */
+  if (cr->level == RAID_LEVEL_0 && cr->bitmap == 1) {
+    error ("bitmap: RAID 0 has no copies to keep in sync (mdadm refuses "
+           "a bitmap on it too)");
+    return -1;
+  }
+  /* A chunk asked for means a bitmap wanted, whatever the size. */
+  if (cr->bitmap_chunk && cr->bitmap == -1 && cr->level != RAID_LEVEL_0)
+    cr->bitmap = 1;
+  if (cr->bitmap_chunk && (cr->bitmap == 0 || cr->level == RAID_LEVEL_0)) {
+    error ("bitmap-chunk: the array has no bitmap (--bitmap=none, or "
+           "RAID 0)");
+    return -1;
+  }
+  return 0;
+}
+
+/* The internal bitmap, as mdadm --create writes it (mdbitmap.c): the
+ * header, then every bit of its 4K-rounded size set, so that md
+ * resyncs the whole array when it first starts it (--assume-clean marks
+ * the array clean instead, and md then clears the bits lazily).
+ * Returns 0, or -1 after an error line.
+ */
+static int
+build_bitmap (struct create *cr, const struct mdsb_array *a, unsigned copies)
+{
+  struct mdbm h;
+  uint32_t chunk;
+
+  memset (&h, 0, sizeof h);
+  h.sync_size = mdbm_sync_size (a->level, a->size, a->raid_disks, copies);
+  if (mdbm_choose_chunk (h.sync_size, mdsb_bitmap_space (a->size),
+                         cr->bitmap_chunk, &chunk) == -1) {
+    error ("%s", mdsb_error ());
+    return -1;
+  }
+  h.magic = MDBM_MAGIC;
+  h.version = MDBM_MAJOR_HI;
+  memcpy (h.uuid, a->uuid, 16);
+  h.events = a->events;
+  h.chunksize = chunk;
+  h.daemon_sleep = MDBM_DEFAULT_DAEMON_SLEEP;
+  cr->bmlen = mdbm_bytes (&h, 4096);
+  cr->bmbuf = malloc (cr->bmlen);
+  if (cr->bmbuf == NULL) {
+    error ("bitmap: %s", strerror (errno));
+    return -1;
+  }
+  memset (cr->bmbuf, 0xff, cr->bmlen);
+  mdbm_encode (&h, cr->bmbuf);
+  return 0;
+}
+
+static int
+write_bitmap (const struct create *cr, unsigned i)
+{
+  ssize_t r = pwrite (cr->m[i].fd, cr->bmbuf, cr->bmlen,
+                      MDSB_OFFSET + MDBM_OFFSET_SECTORS * MDSB_SECTOR);
+
+  if (r != (ssize_t) cr->bmlen || fsync (cr->m[i].fd) == -1) {
+    error ("member: %s: write of the bitmap: %s", cr->path[i],
+           r == -1 || r == (ssize_t) cr->bmlen ? strerror (errno)
+           : "short write");
+    return -1;
+  }
   return 0;
 }
 
@@ -549,6 +641,13 @@ create (struct create *cr)
     a.resync_offset = cr->assume_clean ? MDSB_RESYNC_DONE : 0;
     break;
   }
+  if (cr->level != RAID_LEVEL_0 &&
+      (cr->bitmap == 1 || (cr->bitmap == -1 &&
+                           mdbm_default_on (cr->level, a.size)))) {
+    if (build_bitmap (cr, &a, raid_geom_copies (g)) == -1)
+      goto err;
+    a.bitmap_sectors = cr->bmlen / MDSB_SECTOR;
+  }
   for (i = 0; i < cr->n; ++i) {
     struct mdsb_device d;
 
@@ -586,7 +685,11 @@ create (struct create *cr)
       continue;
     if (cr->signature[i][0] && wipe_member (cr, i) == -1)
       goto err;
-    if (md_member_write_sb (&cr->m[i], CMD ": member", cr->sbbuf[i]) == -1) {
+    /* The bitmap first, as mdadm's store_super1 and md: a superblock
+     * that names a bitmap never points at garbage.
+     */
+    if ((cr->bmbuf && write_bitmap (cr, i) == -1) ||
+        md_member_write_sb (&cr->m[i], CMD ": member", cr->sbbuf[i]) == -1) {
       if (i > 0)
         error ("member: the members before %s were written; create the "
                "array again (with --force)", cr->path[i]);
@@ -611,6 +714,16 @@ create (struct create *cr)
           "member\n", data_offset, data_offset * MDSB_SECTOR);
   printf ("  array size: %" PRIu64 " bytes (%" PRIu64 " KiB)\n",
           array_size, array_size >> 10);
+  if (cr->bmbuf) {
+    struct mdbm h;
+    char cs[24];
+
+    mdbm_unpack (cr->bmbuf, &h);
+    mdbm_format_chunk (h.chunksize, cs);
+    printf ("  bitmap: internal, %s chunks, %" PRIu64 " bits, 8 sectors "
+            "after the superblock\n", cs,
+            mdbm_bits (h.sync_size, h.chunksize));
+  }
   if (cr->level != RAID_LEVEL_0 && !cr->assume_clean)
     printf ("  state: active (md resyncs the copies when it first starts "
             "the array)\n");
@@ -633,10 +746,12 @@ cmd_create (int argc, char **argv)
     error ("calloc: %s", strerror (errno));
     return 1;
   }
+  cr->bitmap = -1;
   r = parse_options (cr, argc, argv);
   if (r == 0)
     r = create (cr);
   close_members (cr);
+  free (cr->bmbuf);
   free (cr);
   return r == 0 ? 0 : 1;
 }

@@ -12,8 +12,8 @@
  *
  * Only version 1.2 (the superblock 4K from the start) is read.  Not yet
  * shown as mdadm shows them, because raidsim writes none of them: the
- * reshape lines, the cluster name, and the unused space of a member with
- * an internal bitmap (which needs the bitmap's own superblock).
+ * reshape lines and the cluster name.  With -X, each member's internal
+ * bitmap is printed as mdadm -X prints it (test-mdadm-bitmap.sh).
  *
  * Run: build/raidsim/raidsim examine a.img b.img
  */
@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "raidsim/mdbitmap.h"
 #include "raidsim/mdsb.h"
 #include "cmd.h"
 #include "md-member.h"
@@ -45,7 +46,9 @@ usage (FILE *fp)
            "md would refuse (the reason goes to stderr).\n"
            "\n"
            "Options:\n"
-           "  -h, --help    show this help\n",
+           "  -X, --examine-bitmap  print each member's internal write-intent\n"
+           "                        bitmap instead, as mdadm -X prints it\n"
+           "  -h, --help            show this help\n",
            CMD);
 }
 
@@ -184,6 +187,7 @@ print_uuid (const char *label, const uint8_t uuid[16])
 
 static void
 examine (const struct mdsb *sb, const uint8_t *buf, uint64_t member_sectors,
+         uint64_t bm_sectors,
          const char *homehost)
 {
   const char *level = mdsb_level_name (sb->level);
@@ -228,7 +232,7 @@ examine (const struct mdsb *sb, const uint8_t *buf, uint64_t member_sectors,
   printf ("   Super Offset : %" PRIu64 " sectors\n", sb->super_offset);
   if (sb->feature_map & MDSB_FEATURE_RECOVERY_OFFSET)
     printf ("Recovery Offset : %" PRIu64 " sectors\n", sb->recovery_offset);
-  mdsb_unused_space (sb, member_sectors, 0, &before, &after);
+  mdsb_unused_space (sb, member_sectors, bm_sectors, &before, &after);
   if (after != 1 && !(sb->feature_map & MDSB_FEATURE_NEW_OFFSET))
     printf ("   Unused Space : before=%" PRIu64 " sectors, after=%" PRIu64
             " sectors\n", before, after);
@@ -301,15 +305,101 @@ examine (const struct mdsb *sb, const uint8_t *buf, uint64_t member_sectors,
   print_array_state (sb);
 }
 
+/* Read the internal bitmap (header and bits) of a member whose
+ * superblock says it has one; *bm is malloc'd.  Returns its length, or
+ * 0 (and *bm NULL) if it has none or it cannot be read.
+ */
+static uint64_t
+read_bitmap (const struct md_member *m, const struct mdsb *sb, uint8_t **bm)
+{
+  int64_t off = ((int64_t) sb->super_offset + (int32_t) sb->bitmap_offset)
+    * MDSB_SECTOR;
+  uint8_t hdr[MDBM_HEADER_SIZE];
+  struct mdbm h;
+  uint64_t len;
+
+  *bm = NULL;
+  if (!(sb->feature_map & MDSB_FEATURE_BITMAP_OFFSET) || off < 0 ||
+      pread (m->fd, hdr, sizeof hdr, off) != (ssize_t) sizeof hdr)
+    return 0;
+  mdbm_unpack (hdr, &h);
+  len = h.chunksize && h.sync_size ? mdbm_bytes (&h, 512) : sizeof hdr;
+  if (len > (UINT64_C (64) << 20) || (*bm = calloc (1, len)) == NULL)
+    return 0;
+  if (pread (m->fd, *bm, len, off) != (ssize_t) len) {
+    free (*bm);
+    *bm = NULL;
+    return 0;
+  }
+  return len;
+}
+
+/* mdadm -X (--examine-bitmap), as it prints an internal bitmap found on
+ * a member: its header, and the bits counted.  Only the Filename line
+ * differs, since mdadm -X reads a regular file as a bitmap file from its
+ * start (it looks for an internal bitmap on block devices only).
+ */
+static int
+examine_bitmap (const char *path, const uint8_t *bm, uint64_t len)
+{
+  struct mdbm h;
+  uint64_t total, dirty;
+  char cs[24];
+  unsigned i;
+
+  if (bm == NULL) {
+    fprintf (stderr, "%s: %s: no internal bitmap\n", CMD, path);
+    return -1;
+  }
+  mdbm_unpack (bm, &h);
+  printf ("        Filename : %s\n", path);
+  printf ("           Magic : %08" PRIx32 "\n", h.magic);
+  printf ("         Version : %" PRIu32 "\n", h.version);
+  if (h.magic != MDBM_MAGIC || h.version < MDBM_MAJOR_HOSTENDIAN ||
+      h.version > MDBM_MAJOR_CLUSTERED) {
+    fprintf (stderr, "%s: %s: the bitmap is damaged (magic %08" PRIx32
+             ", version %" PRIu32 ")\n", CMD, path, h.magic, h.version);
+    return -1;
+  }
+  printf ("            UUID : ");
+  for (i = 0; i < 16; ++i)
+    printf ("%s%02x", i && i % 4 == 0 ? ":" : "", h.uuid[i]);
+  printf ("\n");
+  printf ("          Events : %" PRIu64 "\n", h.events);
+  printf ("  Events Cleared : %" PRIu64 "\n", h.events_cleared);
+  printf ("           State : %s\n", h.state == 0 ? "OK"
+          : h.state == MDBM_STATE_STALE ? "Out of date" : "Unknown");
+  mdbm_format_chunk (h.chunksize, cs);
+  printf ("       Chunksize : %s\n", cs);
+  printf ("          Daemon : %" PRIu32 "s flush period\n", h.daemon_sleep);
+  if (h.write_behind)
+    printf ("      Write Mode : Allow write behind, max %" PRIu32 "\n",
+            h.write_behind);
+  else
+    printf ("      Write Mode : Normal\n");
+  printf ("       Sync Size : %" PRIu64 "%s\n", h.sync_size / 2,
+          human_size (h.sync_size * 512));
+  total = mdbm_bits (h.sync_size, h.chunksize);
+  if (total > (len - MDBM_HEADER_SIZE) * 8)
+    total = (len - MDBM_HEADER_SIZE) * 8;
+  dirty = mdbm_count (bm + MDBM_HEADER_SIZE, total);
+  printf ("          Bitmap : %" PRIu64 " bits (chunks), %" PRIu64
+          " dirty (%2.1f%%)\n", total, dirty,
+          100.0 * dirty / (total ? total : 1));
+  return 0;
+}
+
 /* Examine one member.  Returns 0, or -1 if it has no superblock or one
  * that md would refuse.
  */
 static int
-examine_member (const char *path, const char *homehost)
+examine_member (const char *path, const char *homehost, bool bitmap_only)
 {
   struct md_member m;
   uint8_t buf[MDSB_SIZE];
   struct mdsb sb;
+  uint8_t *bm = NULL;
+  uint64_t bmlen, bm_sectors = 0;
   int r = -1;
 
   if (md_member_open (&m, CMD, path, false) == -1)
@@ -329,8 +419,19 @@ examine_member (const char *path, const char *homehost)
              MDSB_SUPER_OFFSET);
     goto out;
   }
+  bmlen = read_bitmap (&m, &sb, &bm);
+  if (bitmap_only) {
+    r = examine_bitmap (path, bm, bmlen);
+    goto out;
+  }
+  if (bm) {
+    struct mdbm h;
+
+    mdbm_unpack (bm, &h);
+    bm_sectors = mdbm_bytes (&h, 4096) / MDSB_SECTOR;
+  }
   printf ("%s:\n", path);
-  examine (&sb, buf, m.size / MDSB_SECTOR, homehost);
+  examine (&sb, buf, m.size / MDSB_SECTOR, bm_sectors, homehost);
   fflush (stdout);
   if (mdsb_decode (buf, sizeof buf, &sb) == -1 ||
       mdsb_check_member (&sb, m.size / MDSB_SECTOR) == -1) {
@@ -340,6 +441,7 @@ examine_member (const char *path, const char *homehost)
   }
   r = 0;
  out:
+  free (bm);
   md_member_close (&m);
   return r;
 }
@@ -349,13 +451,18 @@ cmd_examine (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "help", no_argument, NULL, 'h' },
+    { "examine-bitmap", no_argument, NULL, 'X' },
     { NULL, 0, NULL, 0 },
   };
   char homehost[256] = "";
   int c, i, status = 0;
+  bool bitmap_only = false;
 
-  while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "hX", longopts, NULL)) != -1) {
     switch (c) {
+    case 'X':
+      bitmap_only = true;
+      break;
     case 'h':
       usage (stdout);
       return 0;
@@ -376,7 +483,7 @@ cmd_examine (int argc, char **argv)
     homehost[0] = '\0';
 
   for (i = optind; i < argc; ++i)
-    if (examine_member (argv[i], homehost) == -1)
+    if (examine_member (argv[i], homehost, bitmap_only) == -1)
       status = 1;
   return status;
 }

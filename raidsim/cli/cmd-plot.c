@@ -3,11 +3,16 @@
  *
  * One panel per access pattern (sequential or random, read or write,
  * block size), one line per array.  The x axis is the queue depth when
- * the sweep varied it or when its jobs carry it (four-corners), or the
- * varied chunk, member count or RAID level.  The y axis is MB/s for
- * sequential patterns and IOPS for random ones unless --metric says
- * otherwise.  The plot is written as a gnuplot script with the data
- * inline, so `--script` shows exactly what gnuplot is given.
+ * the sweep varied it or when its jobs carry it (four-corners), or a
+ * varied key (--x, by default the first whose values are numbers).  A
+ * grid's other keys make a panel per value (--layout panels, the
+ * default), or a line per value (--layout lines); --layout heatmap
+ * draws a cell per pair of values instead (see "the plot of a sweep"
+ * below).  The y axis is MB/s for sequential patterns and IOPS for
+ * random ones unless --metric says otherwise; with intervals (sweep
+ * --seeds, the *_ci95 columns) each figure gets its error bar.  The
+ * plot is written as a gnuplot script with the data inline, so
+ * `--script` shows exactly what gnuplot is given.
  *
  * Measured points.  `--points FILE` marks measurements on a queue-depth
  * plot: a CSV with the columns array, rw, bs, iodepth, value and unit
@@ -26,6 +31,11 @@
  * is labelled with the whole id.  Fitted rows are labelled with a '*'.
  *
  * Run:
+ *   build/raidsim/raidsim sweep configs/arrays/raid0-4x-sata-ssd.ini \
+ *       --workload configs/workloads/randread-4k-qd8.fio --qd-per-member \
+ *       --vary level=0,1,10 --vary members=2,4,8 --format csv > grid.csv
+ *   build/raidsim/raidsim plot grid.csv -o grid.png
+ *   build/raidsim/raidsim plot grid.csv -o heat.png --layout heatmap
  *   build/raidsim/raidsim sweep configs/arrays/single-optane-900p.ini \
  *       configs/arrays/raid0-2x-optane-vroc.ini --workload four-corners \
  *       --format csv > fc.csv
@@ -69,6 +79,9 @@ struct row {
   int rw;
   uint64_t bs, iodepth;
   double iops[2], bw[2];
+  /* Over several seeds (sweep --seeds): each figure's 95% half-width. */
+  bool has_ci;
+  double ci_iops[2], ci_bw[2];
 };
 
 struct rows {
@@ -128,6 +141,7 @@ usage (FILE *fp)
 {
   fprintf (fp,
            "usage: %s SWEEP.csv|SWEEP.json -o OUT.png|OUT.svg\n"
+           "       [--layout panels|lines|heatmap] [--x KEY]\n"
            "       [--metric auto|iops|mbps] [--points POINTS.csv]\n"
            "       [--log-y] [--title TEXT] [--script]\n"
            "       %s VALIDATE.csv -o OUT.png|OUT.svg [--group prefix|case]\n"
@@ -139,6 +153,14 @@ usage (FILE *fp)
            "points on a queue-depth plot: a CSV with the columns array,\n"
            "rw, bs, iodepth, value, unit (IOPS or MB/s).  --log-y puts\n"
            "the y axis on a log scale.\n"
+           "\n"
+           "A grid (several --vary): --x KEY goes across (default: the\n"
+           "first key whose values are numbers); each other key makes a\n"
+           "panel per value (--layout panels, the default) or a line per\n"
+           "value (--layout lines).  --layout heatmap: a cell per pair of\n"
+           "values, coloured and labelled by its figure, a panel per\n"
+           "array.  Levels are categories, never joined by a line.\n"
+           "Columns *_ci95 (sweep --seeds) are drawn as error bars.\n"
            "\n"
            "Given the CSV of `raidsim validate --format csv`, draw\n"
            "published against predicted as pairs of bars, a panel per\n"
@@ -198,27 +220,39 @@ read_sweep_csv (struct raidsim_csv *c, const struct raidsim_csv_row *header,
     "read_iops", "read_bw_bytes", "write_iops", "write_bw_bytes",
   };
   enum { NWANT = sizeof want / sizeof want[0] };
+  /* Over several seeds (sweep --seeds), each figure's 95% half-width. */
+  static const char *const ci_names[] = {
+    "read_iops_ci95", "read_bw_bytes_ci95",
+    "write_iops_ci95", "write_bw_bytes_ci95",
+  };
   struct raidsim_csv_row row;
-  int col[NWANT], r, kcol[4], vary_col = -1, value_col = -1;
+  int col[NWANT], r, kcol[4], ci_col[4] = { -1, -1, -1, -1 };
+  int vary_col = -1, value_col = -1;
   unsigned nk = 0, i, k;
   char kname[4][16];
 
   if (raidsim_csv_columns (c, header, want, NWANT, col,
                            "the CSV of `raidsim sweep --format csv`") == -1)
     return -1;
-  /* A column per varied key, named by the key; or, from older sweeps,
-   * the one key in "vary" and its value in "value".
+  /* A column per varied key, named by the key, between "array" and
+   * "job" (whatever the keys are); or, from older sweeps, the one key
+   * in "vary" and its value in "value".
    */
   for (i = 0; i < header->n; ++i) {
     if (strcmp (header->field[i], "vary") == 0)
       vary_col = i;
     else if (strcmp (header->field[i], "value") == 0)
       value_col = i;
-    else if (nk < 4 && is_vary_key (header->field[i])) {
+    else if (nk < 4 && (col[0] < col[1]
+                        ? (int) i > col[0] && (int) i < col[1]
+                        : is_vary_key (header->field[i]))) {
       /* The header's text is gone once the next row is read. */
       snprintf (kname[nk], sizeof kname[nk], "%.15s", header->field[i]);
       kcol[nk++] = i;
     }
+    for (k = 0; k < 4; ++k)
+      if (strcmp (header->field[i], ci_names[k]) == 0)
+        ci_col[k] = i;
   }
   while ((r = raidsim_csv_next (c, &row)) == 1) {
     char **f = row.field;
@@ -247,6 +281,14 @@ read_sweep_csv (struct raidsim_csv *c, const struct raidsim_csv_row *header,
     rw->bw[0] = strtod (f[col[6]], NULL);
     rw->iops[1] = strtod (f[col[7]], NULL);
     rw->bw[1] = strtod (f[col[8]], NULL);
+    rw->has_ci = ci_col[0] >= 0 && ci_col[1] >= 0 && ci_col[2] >= 0 &&
+      ci_col[3] >= 0;
+    if (rw->has_ci) {
+      rw->ci_iops[0] = strtod (f[ci_col[0]], NULL);
+      rw->ci_bw[0] = strtod (f[ci_col[1]], NULL);
+      rw->ci_iops[1] = strtod (f[ci_col[2]], NULL);
+      rw->ci_bw[1] = strtod (f[ci_col[3]], NULL);
+    }
     if (rw->rw < 0) {
       raidsim_set_error ("%s:%u: rw: '%s' is not an fio rw value",
                          raidsim_csv_name (c), row.line, f[col[2]]);
@@ -442,6 +484,14 @@ read_json (const char *path, struct rows *rs)
     row->bw[0] = jnum (o, "read", "bw_bytes");
     row->iops[1] = jnum (o, "write", "iops");
     row->bw[1] = jnum (o, "write", "bw_bytes");
+    /* Over several seeds: "ci95" holds each figure's half-width. */
+    if (json_object_object_get_ex (o, "ci95", &v)) {
+      row->has_ci = true;
+      row->ci_iops[0] = jnum (v, "read", "iops");
+      row->ci_bw[0] = jnum (v, "read", "bw_bytes");
+      row->ci_iops[1] = jnum (v, "write", "iops");
+      row->ci_bw[1] = jnum (v, "write", "bw_bytes");
+    }
     if (row->rw < 0) {
       raidsim_set_error ("%s: points[%zu]: rw: '%s' is not an fio rw value",
                          path, i, jstr (o, "rw"));
@@ -483,37 +533,6 @@ y_of (const struct row *r, enum metric m, bool *iops)
     (m == METRIC_AUTO && raidsim_rw_is_random (r->rw));
   /* Thousands of IOPS keep the tics short ("400", not "400000"). */
   return *iops ? r->iops[d] / 1e3 : r->bw[d] / 1e6;
-}
-
-/* Where a row sits on the x axis; level sweeps use the order of first
- * appearance, with the level's name as the tic.
- */
-static double
-x_of (const struct rows *rs, const struct row *r)
-{
-  size_t i;
-  unsigned k = 0;
-  uint64_t v;
-
-  if (r->nvary == 0 || strcmp (r->vary[0], "qd") == 0)
-    return r->iodepth;
-  if (strcmp (r->vary[0], "chunk") == 0)
-    return raid_parse_size (r->value[0], &v) == 0 ? v / 1024.0 : 0;
-  if (strcmp (r->vary[0], "members") == 0)
-    return strtod (r->value[0], NULL);
-  for (i = 0; i < rs->n; ++i) {
-    size_t j;
-    bool seen = false;
-
-    for (j = 0; j < i && !seen; ++j)
-      seen = strcmp (rs->r[j].value[0], rs->r[i].value[0]) == 0;
-    if (seen)
-      continue;
-    if (strcmp (rs->r[i].value[0], r->value[0]) == 0)
-      return k;
-    k++;
-  }
-  return k;
 }
 
 /* gnuplot string: double quotes, with backslashes and quotes escaped. */
@@ -577,154 +596,602 @@ check_points (const struct rows *rs, const struct points *pts,
   return 0;
 }
 
-/* A row's line in its panel: its array, with the job when the x axis
- * is not the queue depth, and in a grid the second key's value (the
- * first is the x axis, any further keys split the panels).
+/* ---- the plot of a sweep ----
+ *
+ * A sweep's rows have up to four varied keys, the array and the job.
+ * Each of those is a dimension; the layout decides what each does:
+ *
+ *   panels (default)  one key on the x axis, a line per array (and per
+ *                     job where several share a pattern), a panel per
+ *                     access pattern and value of every other key;
+ *   heatmap           one key across, another (or the arrays, with one
+ *                     key and several arrays) up, a cell per pair
+ *                     coloured and labelled by its figure, a panel per
+ *                     pattern and whatever is left.
+ *
+ * The x key is --x's, or else the first key whose values are numbers
+ * (members, not level), so `--vary level=0,10 --vary members=2,4,8`
+ * draws members across and a panel per level.  Keys whose values are
+ * not numbers (level, or any value that does not parse) are categories:
+ * evenly spaced, labelled by name, drawn as points and never joined by
+ * a line, since nothing lies between RAID 1 and RAID 10.
+ */
+
+enum { DIM_ARRAY = 4, DIM_JOB, NDIMS };
+#define DIM_IODEPTH (-1)        /* the jobs' own queue depth (no key) */
+
+struct plot {
+  const struct rows *rs;
+  unsigned nkeys;
+  size_t nval[NDIMS];
+  char (*val[NDIMS])[64];       /* each dimension's values, in order */
+  bool cat[NDIMS];              /* categorical */
+  int x, y;                     /* x dimension (or DIM_IODEPTH); heat
+                                 * map: y dimension */
+  bool panel[NDIMS];            /* dimensions that split panels */
+  bool line[NDIMS];             /* ... that split lines (panels layout) */
+  bool heatmap, ci;
+};
+
+static const char *
+dim_value (const struct row *r, int d)
+{
+  return d == DIM_ARRAY ? r->array : d == DIM_JOB ? r->job : r->value[d];
+}
+
+static const char *
+dim_name (const struct plot *pl, int d)
+{
+  return d == DIM_ARRAY ? "array" : d == DIM_JOB ? "job"
+    : pl->rs->r[0].vary[d];
+}
+
+static size_t
+dim_index (const struct plot *pl, int d, const char *v)
+{
+  size_t i;
+
+  for (i = 0; i < pl->nval[d] && strcmp (pl->val[d][i], v) != 0; ++i)
+    ;
+  return i;
+}
+
+/* A value as a tic: RAID levels by name, the rest as the sweep wrote. */
+static void
+tic_label (const struct plot *pl, int d, const char *v, char *buf,
+           size_t len)
+{
+  if (d < DIM_ARRAY && strcmp (dim_name (pl, d), "level") == 0 &&
+      v[0] >= '0' && v[0] <= '9')
+    snprintf (buf, len, "RAID %s", v);
+  else
+    snprintf (buf, len, "%s", v);
+}
+
+/* A value in a panel's title: "RAID 10", "4 members", "chunk 64K". */
+static void
+title_label (const struct plot *pl, int d, const char *v, char *buf,
+             size_t len)
+{
+  const char *k = dim_name (pl, d);
+
+  if (d >= DIM_ARRAY || strcmp (k, "level") == 0)
+    tic_label (pl, d, v, buf, len);
+  else if (strcmp (k, "members") == 0)
+    snprintf (buf, len, "%s members", v);
+  else if (strcmp (k, "qd") == 0)
+    snprintf (buf, len, "QD %s", v);
+  else
+    snprintf (buf, len, "%s %s", k, v);
+}
+
+/* The axis label of a dimension, with its unit. */
+static const char *
+axis_label (const struct plot *pl, int d)
+{
+  const char *k;
+
+  if (d == DIM_IODEPTH)
+    return "queue depth (I/Os in flight)";
+  k = dim_name (pl, d);
+  if (strcmp (k, "qd") == 0)
+    return "queue depth (I/Os in flight)";
+  if (strcmp (k, "chunk") == 0)
+    return "chunk (KiB)";
+  if (strcmp (k, "members") == 0)
+    return "members (drives)";
+  if (strcmp (k, "level") == 0)
+    return "RAID level";
+  return k;
+}
+
+/* A numeric value's place on its axis: chunks in KiB, the rest as
+ * written.  Returns false for a value that is no number.
+ */
+static bool
+numeric_value (const char *key, const char *v, double *x)
+{
+  uint64_t b;
+  char *end;
+
+  if (strcmp (key, "chunk") == 0) {
+    if (raid_parse_size (v, &b) != 0)
+      return false;
+    *x = b / 1024.0;
+    return true;
+  }
+  if (strcmp (key, "level") == 0 || v[0] == '\0')
+    return false;
+  *x = strtod (v, &end);
+  return *end == '\0';
+}
+
+/* Where a row sits across: its category's index, or its number. */
+static double
+x_pos (const struct plot *pl, const struct row *r)
+{
+  double x = 0;
+
+  if (pl->x == DIM_IODEPTH)
+    return r->iodepth;
+  if (pl->cat[pl->x] || pl->heatmap)
+    return dim_index (pl, pl->x, dim_value (r, pl->x));
+  numeric_value (dim_name (pl, pl->x), dim_value (r, pl->x), &x);
+  return x;
+}
+
+/* The label of a row's panel or line: its values of the chosen
+ * dimensions, joined by sep.
  */
 static void
-line_key (const struct row *r, bool by_qd, char *buf, size_t len)
+row_label (const struct plot *pl, const struct row *r, const bool *dims,
+           const char *sep, char *buf, size_t len)
 {
-  int n;
+  size_t n = 0;
+  int i;
 
-  if (by_qd)
-    n = snprintf (buf, len, "%s", r->array);
-  else
-    n = snprintf (buf, len, "%s %s", r->array, r->job);
-  if (r->nvary > 1 && n >= 0 && (size_t) n < len)
-    snprintf (buf + n, len - n, " %s=%s", r->vary[1], r->value[1]);
+  buf[0] = '\0';
+  /* The array and the job first, then the keys in the sweep's order. */
+  for (i = 0; i < NDIMS && n + 1 < len; ++i) {
+    char v[96];
+    int d = (i + DIM_ARRAY) % NDIMS;
+
+    if (!dims[d] || (d < DIM_ARRAY && (unsigned) d >= pl->nkeys))
+      continue;
+    title_label (pl, d, dim_value (r, d), v, sizeof v);
+    n += snprintf (buf + n, len - n, "%s%s", n ? sep : "", v);
+  }
+}
+
+/* Two rows of one pattern, array and run, that only their jobs tell
+ * apart.
+ */
+static bool
+same_but_job (const struct plot *pl, const struct row *a, const struct row *b)
+{
+  unsigned k;
+
+  if (a->rw != b->rw || a->bs != b->bs || strcmp (a->array, b->array) != 0)
+    return false;
+  for (k = 0; k < pl->nkeys; ++k)
+    if (strcmp (a->value[k], b->value[k]) != 0)
+      return false;
+  return strcmp (a->job, b->job) != 0;
 }
 
 static void
-write_script (FILE *fp, const struct rows *rs, const struct points *pts,
-              const char *out, bool svg, enum metric m, bool log_y,
-              const char *title)
+add_value (struct plot *pl, int d, const char *v)
 {
-  char (*pat)[64] = calloc (rs->n, sizeof *pat);
-  char (*line)[160] = calloc (rs->n, sizeof *line);
-  size_t npat = 0, i, j, p, cols, nrows;
-  const char *vary = rs->n && rs->r[0].nvary ? rs->r[0].vary[0] : "";
-  bool by_qd = vary[0] == '\0' || strcmp (vary, "qd") == 0;
-  bool log_x = by_qd || strcmp (vary, "chunk") == 0;
-  bool level = strcmp (vary, "level") == 0;
+  if (dim_index (pl, d, v) == pl->nval[d])
+    snprintf (pl->val[d][pl->nval[d]++], sizeof pl->val[d][0], "%s", v);
+}
 
-  if (pat == NULL || line == NULL)
+/* Lay out the plot: the values of every dimension, which are
+ * categories, and what goes across, up, into panels and into lines.
+ * Returns 0, or -1 with raidsim_error () set.
+ */
+enum layout { LAYOUT_PANELS, LAYOUT_LINES, LAYOUT_HEATMAP };
+
+static int
+plan_plot (struct plot *pl, const struct rows *rs, const char *xkey,
+           enum layout layout)
+{
+  size_t i, npat = 0;
+  int d;
+  char (*pat)[64];
+
+  memset (pl, 0, sizeof *pl);
+  pl->rs = rs;
+  pl->heatmap = layout == LAYOUT_HEATMAP;
+  pl->nkeys = rs->r[0].nvary;
+  for (d = 0; d < NDIMS; ++d)
+    if ((pl->val[d] = calloc (rs->n, sizeof pl->val[d][0])) == NULL)
+      abort ();
+  pat = calloc (rs->n, sizeof *pat);
+  if (pat == NULL)
     abort ();
   for (i = 0; i < rs->n; ++i) {
     char t[64];
+    size_t p;
 
+    for (d = 0; d < NDIMS; ++d)
+      if (d >= DIM_ARRAY || (unsigned) d < pl->nkeys)
+        add_value (pl, d, dim_value (&rs->r[i], d));
+    pl->ci |= rs->r[i].has_ci;
     pattern_title (&rs->r[i], t, sizeof t);
     for (p = 0; p < npat && strcmp (pat[p], t) != 0; ++p)
       ;
     if (p == npat)
       snprintf (pat[npat++], sizeof pat[0], "%s", t);
   }
-  cols = npat <= 1 ? 1 : npat <= 4 ? 2 : 3;
-  nrows = (npat + cols - 1) / cols;
+  free (pat);
+  pl->cat[DIM_ARRAY] = pl->cat[DIM_JOB] = true;
+  for (d = 0; d < (int) pl->nkeys; ++d)
+    for (i = 0; i < pl->nval[d]; ++i) {
+      double x;
 
-  fprintf (fp, "# raidsim plot: %zu points, %zu panels\n", rs->n, npat);
+      pl->cat[d] |= !numeric_value (dim_name (pl, d), pl->val[d][i], &x);
+    }
+
+  /* Across: --x's key, else the first numeric key, else the first. */
+  pl->x = pl->nkeys ? 0 : DIM_IODEPTH;
+  if (xkey) {
+    for (d = 0; d < (int) pl->nkeys && strcmp (dim_name (pl, d), xkey); ++d)
+      ;
+    if (d == (int) pl->nkeys) {
+      raidsim_set_error ("--x: '%s' is not a varied key of this sweep%s%s",
+                         xkey, pl->nkeys ? "; it varies " : "",
+                         pl->nkeys ? pl->rs->r[0].vary[0] : "");
+      return -1;
+    }
+    pl->x = d;
+  }
+  else
+    for (d = (int) pl->nkeys - 1; d >= 0; --d)
+      if (!pl->cat[d])
+        pl->x = d;
+
+  /* Several jobs of one pattern in one run (cdm's QD1 and QD32 reads)
+   * are lines of their own, except against the jobs' own depth, where
+   * they are the points of one line.  A job renamed by the depth it
+   * runs at (qd=, --qd-per-member) stays one line.
+   */
+  if (pl->x != DIM_IODEPTH)
+    for (i = 0; i < rs->n && !pl->line[DIM_JOB]; ++i) {
+      size_t j;
+
+      for (j = 0; j < i && !pl->line[DIM_JOB]; ++j)
+        pl->line[DIM_JOB] = same_but_job (pl, &rs->r[i], &rs->r[j]);
+    }
+  /* The array names its lines when there are several, or when nothing
+   * else would (one array, one job per pattern).
+   */
+  pl->line[DIM_ARRAY] = pl->nval[DIM_ARRAY] > 1 || !pl->line[DIM_JOB];
+  /* The other keys split panels, or with --layout lines, lines. */
+  for (d = 0; d < (int) pl->nkeys; ++d) {
+    pl->panel[d] = d != pl->x && layout != LAYOUT_LINES;
+    pl->line[d] = d != pl->x && layout == LAYOUT_LINES;
+  }
+
+  if (pl->heatmap) {
+    if (pl->x == DIM_IODEPTH) {
+      raidsim_set_error ("--layout heatmap: needs a varied key (--vary); "
+                         "this sweep varies none");
+      return -1;
+    }
+    pl->y = -1;
+    for (d = 0; d < (int) pl->nkeys && pl->y < 0; ++d)
+      if (d != pl->x)
+        pl->y = d;
+    if (pl->y < 0 && pl->nval[DIM_ARRAY] > 1)
+      pl->y = DIM_ARRAY;
+    if (pl->y < 0) {
+      raidsim_set_error ("--layout heatmap: needs two varied keys, or one "
+                         "and several arrays");
+      return -1;
+    }
+    pl->panel[pl->y] = false;
+    /* What was a line is a panel: one heat map per array and job. */
+    pl->panel[DIM_ARRAY] = pl->y != DIM_ARRAY && pl->nval[DIM_ARRAY] > 1;
+    pl->panel[DIM_JOB] = pl->line[DIM_JOB];
+    pl->line[DIM_ARRAY] = pl->line[DIM_JOB] = false;
+  }
+  return 0;
+}
+
+static void
+free_plot (struct plot *pl)
+{
+  int d;
+
+  for (d = 0; d < NDIMS; ++d)
+    free (pl->val[d]);
+}
+
+/* The 95% half-width of a row's figure, in the figure's unit. */
+static double
+ci_of (const struct row *r, bool iops)
+{
+  int d = is_write (r->rw) ? 1 : 0;
+
+  return iops ? r->ci_iops[d] / 1e3 : r->ci_bw[d] / 1e6;
+}
+
+struct xyz {
+  double x, y, e;
+};
+
+static int
+cmp_xyz (const void *a, const void *b)
+{
+  const struct xyz *p = a, *q = b;
+
+  return (p->x > q->x) - (p->x < q->x);
+}
+
+/* Categorical tics: every value at its index, by name. */
+static void
+write_cat_tics (FILE *fp, const struct plot *pl, int d, char axis)
+{
+  size_t i;
+
+  fprintf (fp, "set %ctics (", axis);
+  for (i = 0; i < pl->nval[d]; ++i) {
+    char t[96];
+
+    tic_label (pl, d, pl->val[d][i], t, sizeof t);
+    fprintf (fp, "%s", i ? ", " : "");
+    gp_string (fp, t);
+    fprintf (fp, " %zu", i);
+  }
+  fprintf (fp, ")\nset %crange [-0.5:%zu.5]\n", axis,
+           pl->nval[d] ? pl->nval[d] - 1 : 0);
+}
+
+static void
+write_script (FILE *fp, const struct plot *pl, const struct points *pts,
+              const char *out, bool svg, enum metric m, bool log_y,
+              const char *title)
+{
+  const struct rows *rs = pl->rs;
+  char (*panel)[192] = calloc (rs->n, sizeof *panel);
+  char (*pat)[64] = calloc (rs->n, sizeof *pat);
+  double *pat_max = calloc (rs->n, sizeof *pat_max);
+  size_t *panel_pat = calloc (rs->n, sizeof *panel_pat);
+  char (*line)[160] = calloc (rs->n, sizeof *line);
+  struct xyz *xy = calloc (rs->n, sizeof *xy);
+  size_t npanel = 0, npat = 0, ncombo = 0, i, j, p, cols, nrows, width;
+  bool log_x, cat_x;
+  char (*combo)[160] = calloc (rs->n, sizeof *combo);
+  const char *xname = pl->x == DIM_IODEPTH ? "qd" : dim_name (pl, pl->x);
+
+  if (panel == NULL || pat == NULL || pat_max == NULL || line == NULL ||
+      panel_pat == NULL || xy == NULL || combo == NULL)
+    abort ();
+  cat_x = pl->heatmap || (pl->x != DIM_IODEPTH && pl->cat[pl->x]);
+  log_x = !cat_x && (strcmp (xname, "qd") == 0 ||
+                     strcmp (xname, "chunk") == 0);
+
+  /* Panels: pattern by pattern, and within one, the values of the
+   * other dimensions as they first appear; so the multiplot's rows are
+   * the patterns and its columns the other key's values.  Each
+   * pattern's highest figure sets the scale of all its panels, so that
+   * panels side by side compare.
+   */
+  for (i = 0; i < rs->n; ++i) {
+    char t[64], c[160];
+    bool iops;
+    double y = y_of (&rs->r[i], m, &iops) + ci_of (&rs->r[i], iops);
+
+    pattern_title (&rs->r[i], t, sizeof t);
+    for (p = 0; p < npat && strcmp (pat[p], t) != 0; ++p)
+      ;
+    if (p == npat)
+      snprintf (pat[npat++], sizeof pat[0], "%s", t);
+    if (y > pat_max[p])
+      pat_max[p] = y;
+    row_label (pl, &rs->r[i], pl->panel, ", ", c, sizeof c);
+    for (j = 0; j < ncombo && strcmp (combo[j], c) != 0; ++j)
+      ;
+    if (j == ncombo)
+      snprintf (combo[ncombo++], sizeof combo[0], "%s", c);
+  }
+  for (p = 0; p < npat; ++p)
+    for (j = 0; j < ncombo; ++j) {
+      for (i = 0; i < rs->n; ++i) {
+        char t[64], c[160];
+
+        pattern_title (&rs->r[i], t, sizeof t);
+        row_label (pl, &rs->r[i], pl->panel, ", ", c, sizeof c);
+        if (strcmp (t, pat[p]) == 0 && strcmp (c, combo[j]) == 0)
+          break;
+      }
+      if (i == rs->n)
+        continue;
+      if (combo[j][0])
+        snprintf (panel[npanel], sizeof panel[0], "%s, %s", pat[p],
+                  combo[j]);
+      else
+        snprintf (panel[npanel], sizeof panel[0], "%s", pat[p]);
+      panel_pat[npanel++] = p;
+    }
+  if (ncombo > 1 && ncombo <= 4)
+    cols = ncombo;
+  else
+    cols = npanel <= 1 ? 1 : npanel <= 4 ? 2 : 3;
+  nrows = (npanel + cols - 1) / cols;
+  width = pl->heatmap ? 480 : 560;
+
+  fprintf (fp, "# raidsim plot: %zu points, %zu panels, %s, x %s\n",
+           rs->n, npanel, pl->heatmap ? "heat map" : "lines in panels",
+           xname);
   if (svg)
     fprintf (fp, "set terminal svg size %zu,%zu noenhanced font "
-             "'sans,11' background '#ffffff'\n", 560 * cols, 400 * nrows);
+             "'sans,11' background '#ffffff'\n", width * cols, 400 * nrows);
   else
     fprintf (fp, "set terminal pngcairo size %zu,%zu noenhanced font "
-             "'sans,10' background '#ffffff'\n", 560 * cols, 400 * nrows);
+             "'sans,10' background '#ffffff'\n", width * cols, 400 * nrows);
   fprintf (fp, "set output ");
   gp_string (fp, out);
-  /* The key goes below the panels, where it hides no curve; the
-   * offset keeps a flat top line off the frame.
-   */
-  fprintf (fp, "\nset grid\nset key below\n"
-           "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n"
-           "set style data linespoints\n");
-  /* A log axis shows a QD1 figure ten times below the QD32 one. */
-  if (log_y)
-    fprintf (fp, "set logscale y 10\nset yrange [*:*]\n"
-             "set offsets 0, 0, 0, 0\n");
+  fprintf (fp, "\n");
+  if (pl->heatmap)
+    /* Light to dark, so the black figures in the cells stay legible. */
+    fprintf (fp, "unset grid\nunset key\n"
+             "set palette defined (0 '#ffffe5', 1 '#fee391', 2 '#fe9929', "
+             "3 '#cc4c02')\nset style textbox opaque noborder\n");
+  else {
+    /* The key goes below the panels, where it hides no curve; the
+     * offset keeps a flat top line off the frame.
+     */
+    fprintf (fp, "set grid\nset key below\n"
+             "set offsets graph 0.04, graph 0.04, 0, 0\n"
+             "set style data linespoints\n");
+    /* A log axis shows a QD1 figure ten times below the QD32 one. */
+    if (log_y)
+      fprintf (fp, "set logscale y 10\n");
+  }
   fprintf (fp, "set multiplot layout %zu,%zu title ", nrows, cols);
   gp_string (fp, title);
   fprintf (fp, "\n");
 
-  for (p = 0; p < npat; ++p) {
+  for (p = 0; p < npanel; ++p) {
     size_t nlines = 0, l;
     bool iops = false;
 
-    /* The lines of this panel: one per array, or per array and job
-     * when the x axis is not the queue depth.
+    fprintf (fp, "set title ");
+    gp_string (fp, panel[p]);
+    fprintf (fp, "\nset xlabel ");
+    gp_string (fp, axis_label (pl, pl->x));
+    /* Raised a little, clear of the key below it. */
+    fprintf (fp, "%s\n", pl->heatmap ? "" : " offset 0,0.5");
+    if (log_x)
+      fprintf (fp, "set logscale x 2\n");
+    else
+      fprintf (fp, "unset logscale x\n");
+    if (cat_x)
+      write_cat_tics (fp, pl, pl->x, 'x');
+    else if (pl->x != DIM_IODEPTH) {
+      /* A tic at each value, as the sweep wrote it ("64K"). */
+      fprintf (fp, "set xtics (");
+      for (i = 0; i < pl->nval[pl->x]; ++i) {
+        double x = 0;
+
+        numeric_value (xname, pl->val[pl->x][i], &x);
+        fprintf (fp, "%s", i ? ", " : "");
+        gp_string (fp, pl->val[pl->x][i]);
+        fprintf (fp, " %.6g", x);
+      }
+      fprintf (fp, ")\nset autoscale x\n");
+    }
+    else
+      fprintf (fp, "set xtics autofreq\nset autoscale x\n");
+
+    if (pl->heatmap) {
+      /* One cell per (x, y): its figure as colour and as text. */
+      fprintf (fp, "$h%zu << EOD\n", p);
+      for (i = 0; i < rs->n; ++i) {
+        const struct row *r = &rs->r[i];
+        char t[192], c[160], cell[48];
+        double y;
+
+        pattern_title (r, t, sizeof t);
+        row_label (pl, r, pl->panel, ", ", c, sizeof c);
+        if (c[0])
+          snprintf (t + strlen (t), sizeof t - strlen (t), ", %s", c);
+        if (strcmp (t, panel[p]) != 0)
+          continue;
+        y = y_of (r, m, &iops);
+        if (r->has_ci)
+          snprintf (cell, sizeof cell, "%.3g ±%.2g", y, ci_of (r, iops));
+        else
+          snprintf (cell, sizeof cell, "%.3g", y);
+        fprintf (fp, "%.6g %zu %.6f ", x_pos (pl, r),
+                 dim_index (pl, pl->y, dim_value (r, pl->y)), y);
+        gp_string (fp, cell);
+        fprintf (fp, "\n");
+      }
+      fprintf (fp, "EOD\nset ylabel ");
+      gp_string (fp, axis_label (pl, pl->y));
+      fprintf (fp, "\n");
+      write_cat_tics (fp, pl, pl->y, 'y');
+      fprintf (fp, "set cbrange [0:%.6g]\nset cblabel \"%s\"\n",
+                   pat_max[panel_pat[p]] > 0 ? pat_max[panel_pat[p]] : 1,
+                   iops ? "thousand IOPS" : "MB/s");
+      /* Boxes, not `with image`: a grid of any size, even 1 x 2. */
+      fprintf (fp, "plot $h%zu using 1:2:(0.5):(0.5):3 with boxxyerror "
+               "fillstyle solid 1.0 noborder linecolor palette, "
+               "$h%zu using 1:2:4 with labels boxed\n", p, p);
+      continue;
+    }
+
+    /* The lines of this panel: one per array, and per job where
+     * several share the pattern.
      */
     for (i = 0; i < rs->n; ++i) {
-      char t[64], key[160];
+      char t[192], c[160], key[160];
 
       pattern_title (&rs->r[i], t, sizeof t);
-      if (strcmp (t, pat[p]) != 0)
+      row_label (pl, &rs->r[i], pl->panel, ", ", c, sizeof c);
+      if (c[0])
+        snprintf (t + strlen (t), sizeof t - strlen (t), ", %s", c);
+      if (strcmp (t, panel[p]) != 0)
         continue;
-      line_key (&rs->r[i], by_qd, key, sizeof key);
+      row_label (pl, &rs->r[i], pl->line, " ", key, sizeof key);
       for (l = 0; l < nlines && strcmp (line[l], key) != 0; ++l)
         ;
       if (l == nlines)
         snprintf (line[nlines++], sizeof line[0], "%s", key);
     }
     for (l = 0; l < nlines; ++l) {
-      double (*xy)[2] = calloc (rs->n, sizeof *xy);
       size_t n = 0;
+      /* Categories side by side, not on top of one another. */
+      double dx = cat_x && nlines > 1
+        ? ((double) l / (nlines - 1) - 0.5) * 0.3 : 0;
 
-      if (xy == NULL)
-        abort ();
       for (i = 0; i < rs->n; ++i) {
-        char t[64], key[160];
+        char t[192], c[160], key[160];
 
         pattern_title (&rs->r[i], t, sizeof t);
-        line_key (&rs->r[i], by_qd, key, sizeof key);
-        if (strcmp (t, pat[p]) != 0 || strcmp (key, line[l]) != 0)
+        row_label (pl, &rs->r[i], pl->panel, ", ", c, sizeof c);
+        if (c[0])
+          snprintf (t + strlen (t), sizeof t - strlen (t), ", %s", c);
+        row_label (pl, &rs->r[i], pl->line, " ", key, sizeof key);
+        if (strcmp (t, panel[p]) != 0 || strcmp (key, line[l]) != 0)
           continue;
-        xy[n][0] = x_of (rs, &rs->r[i]);
-        xy[n][1] = y_of (&rs->r[i], m, &iops);
+        xy[n].x = x_pos (pl, &rs->r[i]) + dx;
+        xy[n].y = y_of (&rs->r[i], m, &iops);
+        xy[n].e = ci_of (&rs->r[i], iops);
         n++;
       }
-      qsort (xy, n, sizeof *xy, cmp_double);
+      qsort (xy, n, sizeof *xy, cmp_xyz);
       fprintf (fp, "$p%zul%zu << EOD\n", p, l);
       for (j = 0; j < n; ++j)
-        fprintf (fp, "%.6g %.6f\n", xy[j][0], xy[j][1]);
+        fprintf (fp, "%.6g %.6f %.6f\n", xy[j].x, xy[j].y, xy[j].e);
       fprintf (fp, "EOD\n");
-      free (xy);
     }
-    fprintf (fp, "set title ");
-    gp_string (fp, pat[p]);
-    fprintf (fp, "\nset ylabel \"%s\"\n", iops ? "thousand IOPS" : "MB/s");
-    if (by_qd)
-      fprintf (fp, "set xlabel \"queue depth\"\n");
-    else if (strcmp (vary, "chunk") == 0)
-      fprintf (fp, "set xlabel \"chunk (KiB)\"\n");
+    fprintf (fp, "set ylabel \"%s\"\n", iops ? "thousand IOPS" : "MB/s");
+    if (log_y)
+      fprintf (fp, "set yrange [*:*]\n");
     else
-      fprintf (fp, "set xlabel \"%s\"\n", vary);
-    if (log_x)
-      fprintf (fp, "set logscale x 2\n");
-    else
-      fprintf (fp, "unset logscale x\n");
-    if (level) {
-      /* The levels in the order they appear, by name. */
-      size_t k = 0;
-
-      fprintf (fp, "set xtics (");
-      for (i = 0; i < rs->n; ++i) {
-        bool seen = false;
-
-        for (j = 0; j < i; ++j)
-          seen |= strcmp (rs->r[j].value[0], rs->r[i].value[0]) == 0;
-        if (seen)
-          continue;
-        fprintf (fp, "%s\"%s\" %zu", k ? ", " : "", rs->r[i].value[0], k);
-        k++;
-      }
-      fprintf (fp, ")\nset xrange [-0.5:%zu.5]\n", k ? k - 1 : 0);
-    }
-    else
-      fprintf (fp, "set xtics autofreq\nset autoscale x\n");
+      /* Room above the highest point, so a flat top line stays off
+       * the frame.
+       */
+      fprintf (fp, "set yrange [0:%.6g]\n",
+               pat_max[panel_pat[p]] > 0 ? 1.08 * pat_max[panel_pat[p]] : 1);
     /* The measured points of this panel, one series per array, in
      * the colour of that array's line.
      */
     {
       char (*parr)[64] = calloc (pts->n + 1, sizeof *parr);
       size_t npa = 0, k, a;
+      /* With intervals (--seeds), each figure carries its 95% bar.
+       * Categories are points and bars only: nothing joins them.
+       */
+      const char *style = pl->ci
+        ? (cat_x ? "using 1:2:3 with yerrorbars pointsize 1.5"
+           : "using 1:2:3 with yerrorlines")
+        : (cat_x ? "using 1:2 with points pointsize 1.5"
+           : "using 1:2 with linespoints");
 
       if (parr == NULL)
         abort ();
@@ -732,7 +1199,7 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
         char t[64];
 
         point_title (&pts->p[k], t, sizeof t);
-        if (strcmp (t, pat[p]) != 0)
+        if (strcmp (t, pat[panel_pat[p]]) != 0)
           continue;
         for (a = 0; a < npa && strcmp (parr[a], pts->p[k].array) != 0; ++a)
           ;
@@ -745,8 +1212,8 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
           char t[64];
 
           point_title (&pts->p[k], t, sizeof t);
-          if (strcmp (t, pat[p]) == 0 && strcmp (pts->p[k].array,
-                                                 parr[a]) == 0)
+          if (strcmp (t, pat[panel_pat[p]]) == 0 &&
+              strcmp (pts->p[k].array, parr[a]) == 0)
             fprintf (fp, "%" PRIu64 " %.6f\n", pts->p[k].iodepth,
                      point_y (&pts->p[k], iops));
         }
@@ -754,10 +1221,8 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
       }
       fprintf (fp, "plot ");
       for (l = 0; l < nlines; ++l) {
-        /* Levels are categories: no line joins RAID 0 to RAID 1. */
-        fprintf (fp, "%s$p%zul%zu using 1:2%s pointtype 7 linecolor %zu "
-                 "title ", l ? ", " : "", p, l,
-                 level ? " with points pointsize 1.5" : "", l + 1);
+        fprintf (fp, "%s$p%zul%zu %s pointtype 7 linecolor %zu title ",
+                 l ? ", " : "", p, l, style, l + 1);
         gp_string (fp, line[l]);
       }
       for (a = 0; a < npa; ++a) {
@@ -778,8 +1243,13 @@ write_script (FILE *fp, const struct rows *rs, const struct points *pts,
     }
   }
   fprintf (fp, "unset multiplot\nset output\n");
+  free (panel);
   free (pat);
+  free (pat_max);
+  free (panel_pat);
   free (line);
+  free (xy);
+  free (combo);
 }
 
 /* Published against predicted, a pair of bars per row, a panel per id
@@ -907,10 +1377,15 @@ cmd_plot (int argc, char **argv)
     { "points", required_argument, NULL, 'P' },
     { "log-y", no_argument, NULL, 'L' },
     { "group", required_argument, NULL, 'G' },
+    { "layout", required_argument, NULL, 'Y' },
+    { "x", required_argument, NULL, 'X' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *out = NULL, *title = NULL, *in, *gnuplot, *points = NULL;
+  const char *xkey = NULL;
+  enum layout layout = LAYOUT_PANELS;
+  struct plot pl = { 0 };
   char auto_title[256] = "";
   enum metric m = METRIC_AUTO;
   bool script = false, svg, bars = false, log_y = false, by_case = false;
@@ -928,6 +1403,17 @@ cmd_plot (int argc, char **argv)
     case 'S': script = true; break;
     case 'P': points = optarg; break;
     case 'L': log_y = true; break;
+    case 'X': xkey = optarg; break;
+    case 'Y':
+      if (strcmp (optarg, "panels") == 0) layout = LAYOUT_PANELS;
+      else if (strcmp (optarg, "lines") == 0) layout = LAYOUT_LINES;
+      else if (strcmp (optarg, "heatmap") == 0) layout = LAYOUT_HEATMAP;
+      else {
+        fprintf (stderr, "%s: --layout: '%s' is not panels, lines or "
+                 "heatmap\n", CMD, optarg);
+        return 1;
+      }
+      break;
     case 'G':
       if (strcmp (optarg, "prefix") == 0) by_case = false;
       else if (strcmp (optarg, "case") == 0) by_case = true;
@@ -1017,8 +1503,10 @@ cmd_plot (int argc, char **argv)
     raidsim_set_error ("%s: no points", in);
     goto err;
   }
+  if (!bars && plan_plot (&pl, &rs, xkey, layout) == -1)
+    goto err;
   if (points) {
-    const char *vary = rs.r && rs.r[0].nvary ? rs.r[0].vary[0] : "";
+    const char *across = pl.x == DIM_IODEPTH ? "qd" : dim_name (&pl, pl.x);
 
     if (bars) {
       raidsim_set_error ("--points: marks a sweep; %s is the output of "
@@ -1026,9 +1514,10 @@ cmd_plot (int argc, char **argv)
                          "published figures", in);
       goto err;
     }
-    if (vary[0] != '\0' && strcmp (vary, "qd") != 0) {
+    if (strcmp (across, "qd") != 0 || pl.heatmap) {
       raidsim_set_error ("--points: needs a plot against queue depth; %s "
-                         "varies %s", in, vary);
+                         "has %s across%s", in, across,
+                         pl.heatmap ? " in a heat map" : "");
       goto err;
     }
     if (read_points (points, &pts) == -1 ||
@@ -1048,6 +1537,17 @@ cmd_plot (int argc, char **argv)
         len += snprintf (auto_title + len, sizeof auto_title - len, "%s%s",
                          len ? ", " : "", rs.r[i].array);
     }
+    /* and what the sweep varied, across first: "members x level". */
+    if (pl.nkeys && len + 1 < sizeof auto_title) {
+      unsigned k;
+
+      len += snprintf (auto_title + len, sizeof auto_title - len, ": %s",
+                       dim_name (&pl, pl.x));
+      for (k = 0; k < pl.nkeys && len + 1 < sizeof auto_title; ++k)
+        if ((int) k != pl.x)
+          len += snprintf (auto_title + len, sizeof auto_title - len,
+                           " x %s", dim_name (&pl, k));
+    }
     title = auto_title;
   }
   if (title == NULL)
@@ -1057,7 +1557,7 @@ cmd_plot (int argc, char **argv)
     if (bars)
       write_bars (stdout, &bs, out, svg, title);
     else
-      write_script (stdout, &rs, &pts, out, svg, m, log_y, title);
+      write_script (stdout, &pl, &pts, out, svg, m, log_y, title);
     ret = fflush (stdout) == EOF;
     goto out;
   }
@@ -1081,7 +1581,7 @@ cmd_plot (int argc, char **argv)
     if (bars)
       write_bars (fp, &bs, out, svg, title);
     else
-      write_script (fp, &rs, &pts, out, svg, m, log_y, title);
+      write_script (fp, &pl, &pts, out, svg, m, log_y, title);
     status = pclose (fp);
     if (status != 0) {
       raidsim_set_error ("%s failed (exit status %d) drawing %s", gnuplot,
@@ -1095,6 +1595,8 @@ cmd_plot (int argc, char **argv)
  err:
   fprintf (stderr, "%s: %s\n", CMD, raidsim_error ());
  out:
+  if (!bars)
+    free_plot (&pl);
   free (rs.r);
   free (pts.p);
   free (bs.b);

@@ -4,8 +4,10 @@
  * Every run is an independent simulation with the same seed; the
  * output is in run order whatever the number of worker processes, so
  * `--workers 1` and `--workers 2` print the same bytes.  (--workers
- * was --jobs, which is still read: the jobs of a sweep are fio's.)  A progress bar goes
- * to stderr when stderr is a terminal.
+ * was --jobs, which is still read: the jobs of a sweep are fio's.)  A
+ * progress line ("sweep: 12/40 runs, 00:07 elapsed, ~00:16 left") is
+ * rewritten in place on stderr when stderr is a terminal, and cleared
+ * at the end; on a pipe or a file nothing is written.
  *
  * Run:
  *   build/raidsim/raidsim sweep configs/arrays/single-optane-900p.ini \

@@ -94,9 +94,10 @@
  *     differ by less than a chunk; raidsim sets it exactly when the
  *     geometry has more than one zone, which is when md needs it.
  *
- * mdadm also writes an internal write-intent bitmap when a RAID 1 or 10
- * array is larger than 100G; raidsim does not yet (the bitmap is part of
- * issue 13's resync work), which is what mdadm --bitmap=none writes.
+ * An internal write-intent bitmap (mdadm's default on RAID 1 and 10
+ * whose members use more than 100G, or --bitmap=internal) sets
+ * MDSB_FEATURE_BITMAP_OFFSET and bitmap_offset 8, and moves the bad
+ * block log to just after the bitmap; its format is mdbitmap.c's.
  */
 
 #include <errno.h>
@@ -523,6 +524,12 @@ mdsb_build (struct mdsb *sb, const struct mdsb_array *a,
    * that, the 8 sectors just before the data.
    */
   bm_space = mdsb_bitmap_space (a->size);
+  if (a->bitmap_sectors) {
+    /* mdadm: the log goes after the bitmap's own size, not the room. */
+    bm_space = a->bitmap_sectors;
+    sb->feature_map |= MDSB_FEATURE_BITMAP_OFFSET;
+    sb->bitmap_offset = 8;
+  }
   if (a->data_offset >= MDSB_SUPER_OFFSET + 8 + bm_space + 8) {
     sb->bblog_size = 8;
     sb->bblog_offset = 8 + bm_space;

@@ -27,6 +27,7 @@
 #include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
+#include "raidsim/progress.h"
 #include "raidsim/sim.h"
 #include "raidsim/sweep.h"
 
@@ -458,22 +459,6 @@ struct worker {
   bool busy;
 };
 
-static void
-progress (const struct raidsim_sweep *sw, unsigned done, unsigned total)
-{
-  const int width = 40;
-  int filled = total ? (int) ((uint64_t) done * width / total) : width;
-
-  if (!sw->progress)
-    return;
-  fprintf (stderr, "\rraidsim sweep [%.*s%*s] %u/%u runs", filled,
-           "########################################", width - filled, "",
-           done, total);
-  if (done == total)
-    fprintf (stderr, "\r%*s\r", width + 40, "");
-  fflush (stderr);
-}
-
 static unsigned
 default_workers (void)
 {
@@ -491,7 +476,7 @@ struct slot {
 
 static int
 run_parallel (const struct raidsim_sweep *sw, unsigned workers,
-              struct slot *slots)
+              struct slot *slots, struct raidsim_progress *pg)
 {
   struct worker w[MAX_WORKERS];
   struct pollfd pfd[MAX_WORKERS];
@@ -548,7 +533,6 @@ run_parallel (const struct raidsim_sweep *sw, unsigned workers,
     }
     w[i].busy = true;
   }
-  progress (sw, 0, total);
   while (ret == 0 && done < total) {
     unsigned n = 0;
 
@@ -603,7 +587,7 @@ run_parallel (const struct raidsim_sweep *sw, unsigned workers,
         }
         w[i].busy = true;
       }
-      progress (sw, done, total);
+      raidsim_progress_update (pg, done);
     }
     if (first_error[0]) {
       /* Let the busy workers finish their runs, then stop. */
@@ -683,8 +667,12 @@ check_meaningful (const struct raidsim_sweep *sw)
   return 0;
 }
 
+/* The whole sweep at one seed; pg counts its runs (the caller starts
+ * and ends it, so that the seeds of --seeds share one line).
+ */
 static int
-sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res)
+sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res,
+            struct raidsim_progress *pg)
 {
   unsigned total = nruns (sw), workers = sw->workers, i, k;
   struct slot *slots;
@@ -713,15 +701,14 @@ sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res)
     workers = MAX_WORKERS;
 
   if (workers <= 1) {
-    progress (sw, 0, total);
     for (i = 0; i < total && ret == 0; ++i) {
       ret = run_one (sw, i, &slots[i].pts, &slots[i].n);
       slots[i].done = ret == 0;
-      progress (sw, i + 1, total);
+      raidsim_progress_update (pg, i + 1);
     }
   }
   else
-    ret = run_parallel (sw, workers, slots);
+    ret = run_parallel (sw, workers, slots, pg);
 
   if (ret == 0) {
     for (i = 0; i < total; ++i)
@@ -770,11 +757,20 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
   const struct raidsim_seed_list *seeds = sw->seeds;
   struct raidsim_sweep_result *per;
   struct raidsim_sweep one;
+  struct raidsim_progress pg;
   unsigned n, k, i, d, a, b;
   int ret = 0;
 
-  if (seeds == NULL)
-    return sweep_once (sw, res);
+  /* One progress line for all the runs, of every seed; blanked on
+   * failure too, so that the error starts a clean line.
+   */
+  if (seeds == NULL) {
+    raidsim_progress_start (&pg, sw->progress ? stderr : NULL, "sweep",
+                            nruns (sw));
+    ret = sweep_once (sw, res, &pg);
+    raidsim_progress_end (&pg);
+    return ret;
+  }
   memset (res, 0, sizeof *res);
   n = seeds->n;
   per = calloc (n, sizeof *per);
@@ -782,6 +778,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
     raidsim_set_error ("sweep: %s", strerror (ENOMEM));
     return -1;
   }
+  raidsim_progress_start (&pg, sw->progress ? stderr : NULL, "sweep",
+                          nruns (sw) * n);
   /* The whole sweep once per seed: the same runs in the same order, so
    * point i of each is the same job of the same run.
    */
@@ -789,7 +787,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
   one.seeds = NULL;
   for (k = 0; k < n && ret == 0; ++k) {
     one.seed = seeds->seed[k];
-    ret = sweep_once (&one, &per[k]);
+    pg.base = k * nruns (sw);
+    ret = sweep_once (&one, &per[k], &pg);
     if (ret == 0 && k > 0 && per[k].npoints != per[0].npoints) {
       raidsim_set_error ("sweep: seed %" PRIu64 " gave %u points, seed %"
                          PRIu64 " %u", seeds->seed[k], per[k].npoints,
@@ -797,6 +796,7 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
       ret = -1;
     }
   }
+  raidsim_progress_end (&pg);
   if (ret == 0) {
     res->npoints = per[0].npoints;
     res->nseeds = n;

@@ -58,7 +58,7 @@ done
 "$RAIDSIM" plot "$tmp/qd.csv" -o "$tmp/x.png" --script > "$tmp/script.gp"
 if grep -q 'title "raid0-2x-fixed"' "$tmp/script.gp" &&
    grep -q 'title "raid0-2x-fixed-vroc"' "$tmp/script.gp" &&
-   grep -q 'set xlabel "queue depth"' "$tmp/script.gp"; then
+   grep -q 'set xlabel "queue depth (I/Os in flight)"' "$tmp/script.gp"; then
   ok "script: a line per array against queue depth"
 else
   fail "script: lines or axis missing"
@@ -164,5 +164,132 @@ expect_error "points on bars" "whose bars already hold the published" \
   "$tmp/val.csv" --points "$tmp/points.csv" -o "$tmp/x.png"
 expect_error "bad --group" "is not prefix or case" \
   "$tmp/val.csv" --group id -o "$tmp/x.png"
+
+
+# ---- grids: two varied keys ----
+# Two arrays, level against members.  Members (numbers) go across by
+# default and level (categories) makes the panels, one per level; each
+# panel has a line per array; the title names the arrays and keys.
+# Mutants killed: the other key left out of the panels (one panel of
+# mixed points); the title taken from the CSV's path; level treated as
+# a number (across by default, x at 10 for RAID 10, lines joining it).
+"$RAIDSIM" sweep "${arrays[@]}" --workload "$job" --vary level=0,1,10 \
+  --vary members=2,4 --format csv > "$tmp/grid.csv"
+"$RAIDSIM" plot "$tmp/grid.csv" -o "$tmp/grid.png" --script > "$tmp/grid.gp"
+title='"raid0-2x-fixed, raid0-2x-fixed-vroc: members x level"'
+if grep -qx "set multiplot layout 1,3 title $title" "$tmp/grid.gp" &&
+   grep -qx 'set title "random read 4K, RAID 0"' "$tmp/grid.gp" &&
+   grep -qx 'set title "random read 4K, RAID 1"' "$tmp/grid.gp" &&
+   grep -qx 'set title "random read 4K, RAID 10"' "$tmp/grid.gp" &&
+   [ "$(grep -c '^set title' "$tmp/grid.gp")" = 3 ] &&
+   grep -q '^set xlabel "members (drives)"' "$tmp/grid.gp" &&
+   grep -qx 'set xtics ("2" 2, "4" 4)' "$tmp/grid.gp" &&
+   [ "$(grep -c '^plot .*title "raid0-2x-fixed", .*title "raid0-2x-fixed-vroc"$' "$tmp/grid.gp")" = 3 ]; then
+  ok "grid: a panel per level, members across, a line per array, titled by the arrays"
+else
+  fail "grid panels: $(grep -E '^(set (multiplot|title|xlabel|xtics)|plot)' "$tmp/grid.gp")"
+fi
+
+# Level across (--x level): categorical tics, each array's points beside
+# the level's tic (index +- 0.15), never at x = 10, never joined.
+"$RAIDSIM" plot "$tmp/grid.csv" -o "$tmp/gl.png" --x level --script \
+  > "$tmp/gl.gp"
+xs=$(awk '/^\$p[0-9]+l[0-9]+ << EOD$/ { d = 1; next } /^EOD$/ { d = 0 }
+          d { print $1 }' "$tmp/gl.gp" | sort -u | tr '\n' ' ')
+if grep -qx 'set xtics ("RAID 0" 0, "RAID 1" 1, "RAID 10" 2)' "$tmp/gl.gp" &&
+   grep -q '^set xlabel "RAID level"' "$tmp/gl.gp" &&
+   grep -qx 'set title "random read 4K, 2 members"' "$tmp/gl.gp" &&
+   [ "$xs" = "-0.15 0.15 0.85 1.15 1.85 2.15 " ] &&
+   ! grep -q '^plot .*lines' "$tmp/gl.gp" &&
+   [ "$(grep -c '^plot .*with points' "$tmp/gl.gp")" = 2 ]; then
+  ok "grid, --x level: levels are categories, points never joined"
+else
+  fail "grid --x level: x = $xs: $(grep -E '^(set (xtics|title)|plot)' "$tmp/gl.gp")"
+fi
+# A sweep of level alone is drawn the same way by default.
+"$RAIDSIM" sweep "${arrays[0]}" --workload "$job" --vary level=0,1,10 \
+  --format csv > "$tmp/lv.csv"
+"$RAIDSIM" plot "$tmp/lv.csv" -o "$tmp/lv.png" --script > "$tmp/lv.gp"
+if grep -qx 'set xtics ("RAID 0" 0, "RAID 1" 1, "RAID 10" 2)' "$tmp/lv.gp" &&
+   grep -q '^plot .*with points' "$tmp/lv.gp" &&
+   ! grep -q '^plot .*lines' "$tmp/lv.gp" &&
+   ! grep -qx '10 .*' "$tmp/lv.gp"; then
+  ok "level sweep: no line joins the levels"
+else
+  fail "level sweep: $(grep -E '^(set xtics|plot|[0-9])' "$tmp/lv.gp")"
+fi
+
+# Heat map: members across, level up, a panel per array; each cell is
+# its row's figure (thousands of IOPS, from the CSV) at its indices.
+# Mutants killed: x and y swapped; the cell holding bandwidth; the
+# arrays drawn in one panel.
+"$RAIDSIM" plot "$tmp/grid.csv" -o "$tmp/heat.png" --layout heatmap \
+  --script > "$tmp/heat.gp"
+# level,members -> the cell "members-index level-index kIOPS" of array a.
+want=$(awk -F, 'NR > 1 && $1 == "raid0-2x-fixed-vroc" {
+         l = ($2 == "0") ? 0 : ($2 == "1") ? 1 : 2; m = ($3 == "2") ? 0 : 1
+         printf "%d %d %.3f\n", m, l, $10 / 1000 }' "$tmp/grid.csv" | sort)
+got=$(awk '/^\$h1 << EOD$/ { d = 1; next } /^EOD$/ { d = 0 }
+           d { printf "%d %d %.3f\n", $1, $2, $3 }' "$tmp/heat.gp" | sort)
+if grep -qx 'set multiplot layout 1,2 title '"$title" "$tmp/heat.gp" &&
+   grep -qx 'set title "random read 4K, raid0-2x-fixed"' "$tmp/heat.gp" &&
+   grep -qx 'set title "random read 4K, raid0-2x-fixed-vroc"' "$tmp/heat.gp" &&
+   grep -qx 'set xtics ("2" 0, "4" 1)' "$tmp/heat.gp" &&
+   grep -qx 'set ytics ("RAID 0" 0, "RAID 1" 1, "RAID 10" 2)' "$tmp/heat.gp" &&
+   grep -qx 'set ylabel "RAID level"' "$tmp/heat.gp" &&
+   grep -qx 'set cblabel "thousand IOPS"' "$tmp/heat.gp" &&
+   grep -q '^plot $h1 using 1:2:(0.5):(0.5):3 with boxxyerror' "$tmp/heat.gp" &&
+   [ -n "$want" ] && [ "$got" = "$want" ]; then
+  ok "heat map: a cell per (members, level), a panel per array"
+else
+  fail "heat map: cells"$'\n'"$got"$'\n'"want"$'\n'"$want"
+fi
+
+# Intervals (sweep --seeds adds *_ci95 columns, half-widths): error bars,
+# joined across numbers, bare across levels.  The columns are added here
+# by hand (1000 IOPS = 1 thousand).  Mutant killed: the columns ignored.
+awk 'NR == 1 { print $0 ",seeds,read_iops_ci95,read_bw_bytes_ci95,write_iops_ci95,write_bw_bytes_ci95"; next }
+     { print $0 ",3,1000,4096000,0,0" }' "$tmp/grid.csv" > "$tmp/ci.csv"
+"$RAIDSIM" plot "$tmp/ci.csv" -o "$tmp/ci.png" --script > "$tmp/ci.gp"
+"$RAIDSIM" plot "$tmp/ci.csv" -o "$tmp/ci.png" --x level --script \
+  > "$tmp/cil.gp"
+if grep -q '^plot $p0l0 using 1:2:3 with yerrorlines' "$tmp/ci.gp" &&
+   grep -q '^plot $p0l0 using 1:2:3 with yerrorbars' "$tmp/cil.gp" &&
+   ! grep -q '^plot .*lines' "$tmp/cil.gp" &&
+   grep -qE '^2 [0-9.]+ 1\.000000$' "$tmp/ci.gp"; then
+  ok "intervals: error bars of the *_ci95 columns"
+else
+  fail "intervals: $(grep -E '^(plot|2 )' "$tmp/ci.gp" "$tmp/cil.gp")"
+fi
+
+# Every layout draws a PNG (and the heat map an SVG).
+for args in "grid.csv" "grid.csv --x level" "grid.csv --layout lines" \
+            "grid.csv --layout heatmap" "ci.csv" "ci.csv --layout heatmap"; do
+  read -r -a a <<< "$args"
+  rm -f "$tmp/out.png"
+  if "$RAIDSIM" plot "$tmp/${a[0]}" "${a[@]:1}" -o "$tmp/out.png" \
+       2>"$tmp/err" && is_png "$tmp/out.png" && [ ! -s "$tmp/err" ]; then
+    ok "$args -> png ($(stat -c %s "$tmp/out.png") bytes)"
+  else
+    fail "$args -> png: $(cat "$tmp/err")"
+  fi
+done
+if "$RAIDSIM" plot "$tmp/grid.csv" --layout heatmap -o "$tmp/heat.svg" &&
+   is_svg "$tmp/heat.svg"; then
+  ok "heat map -> svg"
+else
+  fail "heat map -> svg"
+fi
+
+expect_error "bad --layout" "is not panels, lines or heatmap" \
+  "$tmp/grid.csv" --layout pie -o "$tmp/x.png"
+expect_error "--x of a key not varied" "'chunk' is not a varied key" \
+  "$tmp/grid.csv" --x chunk -o "$tmp/x.png"
+"$RAIDSIM" sweep "${arrays[@]}" --workload "$job" --format csv \
+  > "$tmp/none.csv"
+expect_error "heat map of nothing varied" "needs a varied key" \
+  "$tmp/none.csv" --layout heatmap -o "$tmp/x.png"
+expect_error "heat map of one key and one array" "needs two varied keys" \
+  "$tmp/chunk.csv" --layout heatmap -o "$tmp/x.png"
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -233,23 +233,34 @@ got=$("$RAIDSIM" sweep "$tmp/a32.ini" --workload "$tmp/named.fio" \
   fail "job name with --qd-per-member: $got"
 
 # ---- plots of grids (the script only: no gnuplot needed) ----
-# The title names the arrays, not the CSV's path; levels are points with
-# a tic per level, no line joining them; a grid's second key splits the
-# lines.  Mutants killed: title = the path; levels drawn as linespoints;
-# the second key left out of the line titles (two lines drawn as one).
+# The title names the arrays and the keys, not the CSV's path; levels
+# are points with a tic per level, no line joining them; a grid's second
+# key splits the panels, or with --layout lines the lines.  (More in
+# test-sim-plot.sh.)  Mutants killed: title = the path; levels drawn as
+# linespoints; the second key left out of the panels (one panel);
+# --layout lines drawing panels.
 "$RAIDSIM" sweep "$tmp/a.ini" "$tmp/a32.ini" --workload "$tmp/r.fio" \
   --vary level=0,1 --format csv > "$tmp/lv.csv"
 "$RAIDSIM" plot "$tmp/lv.csv" -o "$tmp/lv.png" --script > "$tmp/lv.gp"
-grep -q '^set multiplot layout 1,1 title "a, a32"$' "$tmp/lv.gp" &&
+grep -q '^set multiplot layout 1,1 title "a, a32: level"$' "$tmp/lv.gp" &&
   ok "plot title: the arrays' names" || fail "plot title: $(grep multiplot "$tmp/lv.gp")"
-grep -q '^set xtics ("0" 0, "1" 1)$' "$tmp/lv.gp" &&
+grep -q '^set xtics ("RAID 0" 0, "RAID 1" 1)$' "$tmp/lv.gp" &&
   grep -q '^plot .*using 1:2 with points' "$tmp/lv.gp" &&
+  ! grep -q '^plot .*lines' "$tmp/lv.gp" &&
   ok "plot: levels are categories, not a line" ||
   fail "plot of levels:"$'\n'"$(grep -E '^(plot|set xtics)' "$tmp/lv.gp")"
 "$RAIDSIM" plot "$tmp/grid.csv" -o "$tmp/g.png" --script > "$tmp/g.gp"
-grep -q 'title "a s qd=1", .* title "a s qd=8"' "$tmp/g.gp" &&
-  grep -q '^set xlabel "members"$' "$tmp/g.gp" &&
-  ok "plot of a grid: members on x, a line per qd" ||
-  fail "plot of a grid:"$'\n'"$(grep -E '^(plot|set xlabel)' "$tmp/g.gp")"
+grep -q '^set multiplot layout 1,2 ' "$tmp/g.gp" &&
+  grep -q '^set title "sequential read 4K, QD 1"$' "$tmp/g.gp" &&
+  grep -q '^set title "sequential read 4K, QD 8"$' "$tmp/g.gp" &&
+  grep -q '^set xlabel "members (drives)"' "$tmp/g.gp" &&
+  ok "plot of a grid: members on x, a panel per qd" ||
+  fail "plot of a grid:"$'\n'"$(grep -E '^(plot|set xlabel|set title|set multi)' "$tmp/g.gp")"
+"$RAIDSIM" plot "$tmp/grid.csv" -o "$tmp/g.png" --layout lines --script \
+  > "$tmp/gl.gp"
+grep -q '^set multiplot layout 1,1 ' "$tmp/gl.gp" &&
+  grep -q 'title "a QD 1", .* title "a QD 8"' "$tmp/gl.gp" &&
+  ok "plot of a grid, --layout lines: a line per qd" ||
+  fail "plot of a grid, lines:"$'\n'"$(grep -E '^(plot|set multi)' "$tmp/gl.gp")"
 
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
