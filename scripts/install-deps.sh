@@ -11,7 +11,7 @@ packages=(
   build-essential pkg-config meson ninja-build
   nbdkit nbdkit-plugin-dev libnbd-dev check
   libinih-dev libjson-c-dev liburing-dev
-  libblkid-dev       # raidsim create: signatures already on a member
+  libblkid-dev       # raidsim create, the plugin's spares: signatures on a member
   perl               # pod2man for the man page; JSON::PP for scripts/test.sh
   # run, test and demo
   libnbd-bin         # nbdfuse, nbdcopy, nbdinfo

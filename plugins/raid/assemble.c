@@ -73,6 +73,7 @@
 #include "assemble.h"
 #include "metadata.h"
 #include "params.h"
+#include "recovery.h"
 #include "request.h"
 #include "timing.h"
 
@@ -81,11 +82,22 @@
  * its parameters, in one thread.
  */
 static struct member_md found[RAID_MAX_MEMBERS];
+/* Members without any metadata, given in the place of a missing member
+ * of an md array: new members, to be rebuilt (recovery.h).
+ */
+static bool blank[RAID_MAX_MEMBERS];
 
 static bool
 is_missing (const struct member *m)
 {
   return m->ops == &missing_ops;
+}
+
+/* No superblock to go by: missing, or a blank new member. */
+static bool
+absent (const struct raid_array *a, unsigned i)
+{
+  return is_missing (&a->members[i]) || blank[i];
 }
 
 struct uuid_buf { char s[36]; };
@@ -166,7 +178,6 @@ assemble_none (struct raid_array *a)
 
 /* The md features raidsim does not keep up to date, in words. */
 static const struct { uint32_t bit; const char *what; } features[] = {
-  { MDSB_FEATURE_RECOVERY_OFFSET, "a recovery in progress" },
   { MDSB_FEATURE_RESHAPE_ACTIVE, "a reshape in progress" },
   { MDSB_FEATURE_BAD_BLOCKS, "recorded bad blocks" },
   { MDSB_FEATURE_REPLACEMENT, "a replacement in progress" },
@@ -211,7 +222,12 @@ shape_differs (const struct mdsb *x, const struct mdsb *y,
   if (x->level > 0)
     FIELD (size);
   FIELD (data_offset);
-  FIELD (feature_map);
+  /* A member being rebuilt says so in its own feature map. */
+  if ((x->feature_map ^ y->feature_map) & ~MDSB_FEATURE_RECOVERY_OFFSET) {
+    *vx = x->feature_map;
+    *vy = y->feature_map;
+    return "feature_map";
+  }
 #undef FIELD
   return NULL;
 }
@@ -285,11 +301,13 @@ assemble_md (struct raid_array *a)
   const struct mdsb *sb0;
   enum raid_level level;
   struct member *moved;
+  bool is_new[RAID_MAX_MEMBERS], readd[RAID_MAX_MEMBERS]; /* by role */
+  bool resume[RAID_MAX_MEMBERS];
   char w[64];
 
   /* 1. Each superblock on its own. */
   for (i = 0; i < n; ++i) {
-    if (is_missing (&a->members[i]))
+    if (absent (a, i))
       continue;
     if (!found[i].valid) {
       nbdkit_error ("member: %s: its md v1.2 superblock cannot be used: %s",
@@ -313,7 +331,7 @@ assemble_md (struct raid_array *a)
     const char *field;
     uint64_t x, y;
 
-    if (is_missing (&a->members[i]) || i == ref)
+    if (absent (a, i) || i == ref)
       continue;
     if (memcmp (sb->set_uuid, sb0->set_uuid, 16) != 0) {
       nbdkit_error ("member: %s is a member of another array: UUID %s "
@@ -392,13 +410,13 @@ assemble_md (struct raid_array *a)
   for (r = 0; r < n; ++r)
     holder[r] = -1;
   for (i = 0; i < n; ++i) {
-    if (is_missing (&a->members[i]))
+    if (absent (a, i))
       continue;
     role[i] = mdsb_role (&found[i].sb);
     if (role[i] >= n) {
       nbdkit_error ("member: %s has no active role in the array: its "
-                    "superblock lists it %s (raidsim does not use spares "
-                    "yet)", a->members[i].name,
+                    "superblock lists it %s (give a spare as spare=)",
+                    a->members[i].name,
                     role_words (role[i], w, sizeof w));
       return -1;
     }
@@ -415,7 +433,7 @@ assemble_md (struct raid_array *a)
   /* 5. Stale members. */
   fresh = ref;
   for (i = 0; i < n; ++i)
-    if (!is_missing (&a->members[i]) &&
+    if (!absent (a, i) &&
         found[i].sb.events > found[fresh].sb.events)
       fresh = i;
   for (i = 0; i < n; ++i) {
@@ -423,25 +441,25 @@ assemble_md (struct raid_array *a)
     unsigned fr;
 
     stale[i] = false;
-    if (is_missing (&a->members[i]))
+    if (absent (a, i))
       continue;
     fr = sb->dev_number < fsb->max_dev &&
       sb->dev_number < MDSB_MAX_DEV_LIMIT
       ? fsb->dev_roles[sb->dev_number] : MDSB_ROLE_SPARE;
     if (sb->events + 1 < fsb->events)
       nbdkit_error ("member %u (%s) is stale: events %" PRIu64 " < %"
-                    PRIu64 "; left out, needs a rebuild", role[i],
+                    PRIu64 "; not trusted: re-added, to be rebuilt", role[i],
                     a->members[i].name, sb->events, fsb->events);
     else if (fr != role[i] && sb->events < fsb->events)
       nbdkit_error ("member %u (%s) is stale: events %" PRIu64 " < %"
                     PRIu64 ", and the freshest superblock (%s's) lists it "
-                    "%s; left out, needs a rebuild", role[i],
+                    "%s; not trusted: re-added, to be rebuilt", role[i],
                     a->members[i].name, sb->events, fsb->events,
                     a->members[fresh].name, role_words (fr, w, sizeof w));
     else if (fr != role[i])
       nbdkit_error ("member %u (%s) is stale: the freshest superblock "
-                    "(%s's, events %" PRIu64 ") lists it %s; left out, "
-                    "needs a rebuild", role[i], a->members[i].name,
+                    "(%s's, events %" PRIu64 ") lists it %s; not trusted: "
+                    "re-added, to be rebuilt", role[i], a->members[i].name,
                     a->members[fresh].name, fsb->events,
                     role_words (fr, w, sizeof w));
     else {
@@ -457,9 +475,13 @@ assemble_md (struct raid_array *a)
     stale[i] = true;
   }
   if (level == RAID_LEVEL_0 && nlive < n) {
-    for (i = 0; i < n && !is_missing (&a->members[i]) && !stale[i]; ++i)
+    for (i = 0; i < n && !absent (a, i) && !stale[i]; ++i)
       ;
-    if (is_missing (&a->members[i]))
+    if (blank[i])
+      nbdkit_error ("member: a RAID 0 cannot take %s, which holds no md "
+                    "metadata, as a new member: it keeps no copies to "
+                    "rebuild it from", a->members[i].name);
+    else if (absent (a, i))
       nbdkit_error ("member: a RAID 0 cannot start with a member missing: "
                     "it keeps no copies");
     else
@@ -468,11 +490,11 @@ assemble_md (struct raid_array *a)
     return -1;
   }
 
-  /* 7. Members in the places of their roles.  Missing ones take the
-   * roles that no member holds, in order.
+  /* 7. Members in the places of their roles.  Missing and blank ones
+   * take the roles that no member holds, in order.
    */
   for (i = 0, r = 0; i < n; ++i) {
-    if (!is_missing (&a->members[i]))
+    if (!absent (a, i))
       continue;
     while (holder[r] >= 0)
       r++;
@@ -492,15 +514,23 @@ assemble_md (struct raid_array *a)
     member_move (m, &moved[i]);
     m->index = r;
     m->load = &a->reads.member[r];
-    meta->in_array[r] = !is_missing (m) && !stale[i];
-    if (!is_missing (m))
+    meta->in_array[r] = !is_missing (m) && !stale[i] && !blank[i];
+    if (!absent (a, i))
       meta->sb[r] = found[i].sb;
-    if (stale[i])
+    /* Left out until the array is known whole without them; then
+     * re-added or added (recovery_assembled).
+     */
+    resume[r] = meta->in_array[r] &&
+      (found[i].sb.feature_map & MDSB_FEATURE_RECOVERY_OFFSET);
+    if (stale[i] || blank[i] || resume[r])
       atomic_store (&m->failed, true);
+    is_new[r] = blank[i];
+    readd[r] = stale[i];
     if (!is_missing (m) && m->min_block > align)
       align = m->min_block;
     sizes[r] = data_offset + MDSB_SECTOR *
-      (level == RAID_LEVEL_0 ? found[i].sb.data_size : sb0->size);
+      (level == RAID_LEVEL_0 && !absent (a, i) ? found[i].sb.data_size
+       : sb0->size);
   }
   free (moved);
   if (data_offset % align != 0) {
@@ -547,8 +577,8 @@ assemble_md (struct raid_array *a)
         failed |= UINT32_C (1) << r;
     if (!request_array_whole (a, failed)) {
       nbdkit_error ("member: the array cannot start: with the members that "
-                    "are missing or stale left out, some of its chunks "
-                    "have no live copy");
+                    "are missing, stale, new or being rebuilt left out, "
+                    "some of its chunks have no live copy");
       goto drop;
     }
     meta->on = true;
@@ -558,6 +588,27 @@ assemble_md (struct raid_array *a)
     pthread_mutex_init (&meta->lock, NULL);
     atomic_store (&meta->recorded, failed);
     meta->started = false;
+  }
+
+  /* Members to rebuild (recovery.h): stale ones re-added, blank ones
+   * added with superblocks of their own, and those whose superblock
+   * records a recovery in progress.
+   */
+  recovery_slots_from (a, &found[fresh].sb);
+  for (i = 0; i < n; ++i)
+    if (!absent (a, i))
+      recovery_slots_from (a, &found[i].sb);
+  for (r = 0; r < n; ++r) {
+    if (is_new[r]) {
+      if (recovery_new_sb (a, &found[fresh].sb, &a->members[r], r,
+                           &meta->sb[r]) == -1)
+        goto drop;
+      recovery_assembled (a, r, RECOVERY_NEW);
+    }
+    else if (readd[r])
+      recovery_assembled (a, r, RECOVERY_READD);
+    else if (resume[r])
+      recovery_assembled (a, r, RECOVERY_RESUME);
   }
 
   params.raid.level = level;
@@ -614,6 +665,19 @@ assemble (struct raid_array *a)
     }
   }
 
+  /* Members without any metadata beside md members: new members in the
+   * places of missing ones (recovery.h), if nothing is on them.
+   */
+  for (i = 0; i < a->nmembers; ++i) {
+    blank[i] = false;
+    if (is_missing (&a->members[i]) || found[i].kind != MD_NONE ||
+        params.metadata == METADATA_NONE || nv12 == 0)
+      continue;
+    if (recovery_check_blank (&a->members[i], "member", true) == -1)
+      return -1;
+    blank[i] = true;
+  }
+
   switch (params.metadata) {
   case METADATA_NONE:
     if (nv12 > 0) {
@@ -629,7 +693,7 @@ assemble (struct raid_array *a)
     }
     return assemble_none (a);
   case METADATA_1_2:
-    if (nv12 < npresent) {
+    if (nv12 == 0) {
       nbdkit_error ("member: %s holds no md v1.2 superblock "
                     "(metadata=1.2)", a->members[first_none].name);
       return -1;
@@ -639,13 +703,7 @@ assemble (struct raid_array *a)
   default:
     if (nv12 == 0 && npresent > 0)
       return assemble_none (a);
-    if (nv12 == npresent)
-      return assemble_md (a) == -1 ? -1 : bitmap_assemble (a);
-    nbdkit_error ("member: %s holds no md superblock, but %s holds an md "
-                  "v1.2 superblock: a mix is refused (give missing in "
-                  "place of a member that is not part of the md array; a "
-                  "blank one cannot be rebuilt yet)",
-                  a->members[first_none].name, a->members[first_v12].name);
-    return -1;
+    (void) first_none;
+    return assemble_md (a) == -1 ? -1 : bitmap_assemble (a);
   }
 }

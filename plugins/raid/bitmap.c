@@ -26,6 +26,7 @@
 #include "array.h"
 #include "bitmap.h"
 #include "metadata.h"
+#include "recovery.h"
 #include "request.h"
 
 /* -D raid.bitmap=1 logs every bitmap write (nbdkit -v). */
@@ -124,7 +125,10 @@ bitmap_assemble (struct raid_array *a)
     struct mdbm h;
     uint64_t bytes;
 
-    if (!live (a, r))
+    /* A member being rebuilt holds no bitmap yet: it gets the array's
+     * at the next update (recovery.h).
+     */
+    if (!live (a, r) || (recovery_unsynced (&a->rec) & (UINT32_C (1) << r)))
       continue;
     if (m->min_block > 4096) {
       nbdkit_error ("member: %s wants %" PRIu32 "-byte blocks; its "

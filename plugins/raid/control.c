@@ -36,6 +36,7 @@
 #include "raidsim/controlverbs.h"
 #include "control.h"
 #include "metadata.h"
+#include "recovery.h"
 #include "request.h"
 #include "scrub.h"
 
@@ -95,6 +96,8 @@ member_state (const struct raid_array *a, unsigned r)
     return "removed";           /* left out as stale at assembly */
   if (atomic_load (&m->failed))
     return "faulty";
+  if (recovery_unsynced (&a->rec) & (UINT32_C (1) << r))
+    return "spare rebuilding";  /* mdadm --detail's words (recovery.h) */
   return "active sync";
 }
 
@@ -411,8 +414,24 @@ drain (struct member *m)
   pthread_mutex_unlock (&m->slot_lock);
 }
 
+static char *do_remove_held (struct raid_array *a, int r);
+
+/* No spare takes the role while it is emptied, and no request is in
+ * flight (recovery_hold, recovery.h).
+ */
 static char *
 do_remove (struct raid_array *a, int r)
+{
+  char *reply;
+
+  recovery_hold (a);
+  reply = do_remove_held (a, r);
+  recovery_release (a);
+  return reply;
+}
+
+static char *
+do_remove_held (struct raid_array *a, int r)
 {
   struct member *m = &a->members[r];
   char msg[512], id[32], *old_id;
@@ -455,6 +474,37 @@ do_remove (struct raid_array *a, int r)
     return error_reply ("remove: member %d is removed, but the superblocks "
                         "could not record it", r);
   return detail_reply (a, msg);
+}
+
+/* mdadm --add (and --replace: it must take a failed or missing role
+ * now): recovery_add (recovery.h) does it; the log has its reason in
+ * full, the answer says it in short.
+ */
+static char *
+do_add (struct raid_array *a, const char *member, bool replace)
+{
+  char msg[512];
+  const char *why;
+
+  if (recovery_add (a, member, replace) == 0) {
+    snprintf (msg, sizeof msg, "added %.400s as a spare%s", member,
+              failed_members (a) ? "; it takes a failed or missing role "
+              "and is rebuilt" : "");
+    return detail_reply (a, msg);
+  }
+  switch (errno) {
+  case EINVAL: why = "the array has no md metadata or copies, or the "
+      "name is not a member"; break;
+  case EROFS: why = "the array is not written (nbdkit -r)"; break;
+  case ENOSPC: why = "too many spares already"; break;
+  case EEXIST: why = "it is in the array already"; break;
+  case EBUSY: why = "no member is failed or missing to replace"; break;
+  case EMEDIUMTYPE: why = "it holds a signature or another array's "
+      "metadata (force=true writes over a signature)"; break;
+  case EFBIG: why = "it is too small"; break;
+  default: why = strerror (errno); break;
+  }
+  return error_reply ("add: %.256s: %s", member, why);
 }
 
 static char *
@@ -531,7 +581,7 @@ control_handle (struct raid_array *a, const char *line)
     free (copy);
     return reply;
   }
-  if (v != CV_DETAIL && v != CV_STATUS && v != CV_ADD &&
+  if (v != CV_DETAIL && v != CV_STATUS &&
       !atomic_load (&a->running)) {
     reply = error_reply ("%s: the array is not running yet: it starts "
                          "when the first client connects", d->name);
@@ -563,9 +613,7 @@ control_handle (struct raid_array *a, const char *line)
       reply = error_reply ("add: %.64s: the only option is --replace",
                            w[2]);
     else
-      reply = error_reply ("add: not available yet: adding a spare or a "
-                           "replacement comes with the rebuild (issue 13, "
-                           "item 4)");
+      reply = do_add (a, w[1], n == 3);
     break;
   case CV_CHECK:
     reply = do_scrub (a, SCRUB_CHECK);

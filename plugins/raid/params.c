@@ -68,6 +68,10 @@ static int parse_stats (const char *key, const char *value);
 static int parse_control (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
 static int parse_model (const char *key, const char *value);
+static int parse_spare (const char *key, const char *value);
+static int parse_force (const char *key, const char *value);
+
+static const char *const bool_values[] = { "false", "true", NULL };
 
 struct plugin_param {
   struct raid_key d;
@@ -144,6 +148,22 @@ static struct plugin_param plugin_params[] = {
            "without, give them in layout order.  member= may be left "
            "out." },
     .repeatable = true, .parse = parse_member },
+  { .d = { .name = "spare", .syntax = "FILE|DEVICE|URI",
+           .help = "A hot spare (md arrays with copies), up to "
+           STR (RAID_MAX_SPARES) "; repeatable.  It gets a superblock with "
+           "md's spare role at the first connection, and when a member "
+           "fails or is missing it takes over its role and is rebuilt from "
+           "the live copies.  It must be blank (no signature libblkid "
+           "knows), hold this array's metadata, or force=true be given." },
+    .repeatable = true, .parse = parse_spare },
+  { .d = { .name = "force", .syntax = "false|true",
+           .values = bool_values,
+           .help = "true: a spare, or a member that takes a missing one's "
+           "place, may hold a signature (a file system, a partition "
+           "table): it is written over.  Default false: refused, so that "
+           "a typo never overwrites data.  A member of another md array "
+           "is refused either way." },
+    .parse = parse_force },
 };
 
 #define NPLUGIN_PARAMS (sizeof plugin_params / sizeof plugin_params[0])
@@ -270,6 +290,40 @@ parse_member (const char *key, const char *value)
 }
 
 static int
+parse_spare (const char *key, const char *value)
+{
+  if (params.nspares == RAID_MAX_SPARES) {
+    nbdkit_error ("spare: at most %d spares are supported", RAID_MAX_SPARES);
+    return -1;
+  }
+  if (value[0] == '\0') {
+    nbdkit_error ("spare: empty file name");
+    return -1;
+  }
+  params.spare[params.nspares] = strdup (value);
+  if (params.spare[params.nspares] == NULL) {
+    nbdkit_error ("strdup: %m");
+    return -1;
+  }
+  params.nspares++;
+  return 0;
+}
+
+static int
+parse_force (const char *key, const char *value)
+{
+  if (strcmp (value, "true") == 0)
+    params.force = true;
+  else if (strcmp (value, "false") == 0)
+    params.force = false;
+  else {
+    nbdkit_error ("force: '%s' is not one of false, true", value);
+    return -1;
+  }
+  return 0;
+}
+
+static int
 parse_model (const char *key, const char *value)
 {
   return timing_config (value);
@@ -312,6 +366,8 @@ params_free (void)
 
   for (i = 0; i < params.nmembers; ++i)
     free (params.member[i]);
+  for (i = 0; i < params.nspares; ++i)
+    free (params.spare[i]);
   free (params.stats_path);
   free (params.control_path);
 }

@@ -10,6 +10,7 @@
 
 #include "raidsim/raidkeys.h"
 #include "member.h"
+#include "recovery.h"
 
 #define MAX_INFLIGHT_DEFAULT 64
 #define MAX_INFLIGHT_MAX 4096
@@ -43,6 +44,10 @@ struct raid_params {
   unsigned nmembers;
   char *member[RAID_MAX_MEMBERS]; /* as given: in layout order without
                                  * md metadata, in any order with it */
+  unsigned nspares;
+  char *spare[RAID_MAX_SPARES]; /* hot spares (recovery.h) */
+  bool force;                   /* write over a replacement's or spare's
+                                 * signature (recovery.h) */
 };
 
 extern struct raid_params params;

@@ -66,6 +66,7 @@
 #include "member-file.h"
 #include "metadata.h"
 #include "params.h"
+#include "recovery.h"
 #include "request.h"
 #include "stats-json.h"
 #include "sync.h"
@@ -210,12 +211,16 @@ raid_config_complete (void)
   }
   if (check_duplicates () == -1)
     return -1;
+  recovery_init (&array);
   /* From the members to the geometry: md metadata or none (assemble.c);
    * with metadata the members are now in the places of their roles.
    */
   if (assemble (&array) == -1)
     return -1;
   if (check_alignment () == -1)
+    return -1;
+  /* Hot spares (spare=), once the array's shape is known. */
+  if (recovery_config (&array) == -1)
     return -1;
   if (timing_check_array (params.raid.level, params.raid.chunk,
                           raid_geom_copies (array.geom),
@@ -256,6 +261,8 @@ raid_after_fork (void)
     nbdkit_debug ("raid: member %u (%s) does I/O with %s", i,
                   array.members[i].name, array.members[i].engine);
   }
+  if (recovery_after_fork (&array) == -1)
+    return -1;
   if (control_start () == -1)
     return -1;
   if (timing_start () == -1)
@@ -296,12 +303,15 @@ raid_preconnect (int readonly)
                   "written, and read repair is off (a copy that fails a "
                   "read is not rewritten)");
   }
+  if (!decided)
+    recovery_preconnect (&array, readonly);
   decided = true;
   /* md metadata: the superblocks say the array has started (events one
    * more, and the members left out at assembly out of the role table)
    * before anything else is written (metadata.c); not under -r.
    */
-  if (metadata_start (&array) == -1 || sync_start (&array) == -1) {
+  if (metadata_start (&array) == -1 || sync_start (&array) == -1 ||
+      recovery_start (&array) == -1) {
     pthread_mutex_unlock (&lock);
     return -1;
   }
@@ -350,6 +360,7 @@ raid_unload (void)
   control_stop ();              /* no more verbs (control.c) */
   if (array.geom) {
     struct stats_source src;
+    recovery_stop (&array);     /* rebuilds (recovery.c) */
     scrub_stop (&array);        /* check and repair (scrub.c) */
     sync_stop (&array);         /* safe mode and resync (sync.c) */
     metadata_stop (&array);     /* a clean shutdown, in the superblocks */
@@ -373,6 +384,7 @@ raid_unload (void)
     free (array.members[i].backing);
   }
   timing_stop ();
+  recovery_close (&array);
   params_free ();
   raid_geom_free (array.geom);
 }

@@ -21,6 +21,7 @@
 
 #include "metadata.h"
 #include "plan.h"
+#include "recovery.h"
 #include "request.h"
 #include "sync.h"
 
@@ -116,7 +117,9 @@ request_mark_failed (struct raid_array *a, unsigned i, const char *op,
     pthread_mutex_unlock (&fail_lock);
     return true;
   }
-  if (!request_array_whole (a, failed | (UINT32_C (1) << i))) {
+  /* A member being rebuilt is no live copy (recovery.h). */
+  if (!request_array_whole (a, failed | recovery_unsynced (&a->rec) |
+                            (UINT32_C (1) << i))) {
     pthread_mutex_unlock (&fail_lock);
     nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
                   "of some of the array, so it is kept and the request "
@@ -131,6 +134,7 @@ request_mark_failed (struct raid_array *a, unsigned i, const char *op,
   nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
                 "%u of %u members remain", i, a->members[i].name, op,
                 member_strerror (err), live, a->nmembers);
+  recovery_member_failed (a, i);        /* a spare may take over */
   return true;
 }
 
@@ -276,7 +280,8 @@ hold_back (struct raid_array *a, struct plan *pl)
     if (p->offset + p->length <= in_sync)
       continue;
     for (k = 0; k < p->ncopies; ++k) {
-      if (first && !atomic_load (&a->members[p->copy[k].member].failed)) {
+      if (first && !atomic_load (&a->members[p->copy[k].member].failed) &&
+          !(p->tried & (UINT32_C (1) << k))) {
         first = false;
         continue;
       }
@@ -293,9 +298,9 @@ hold_back (struct raid_array *a, struct plan *pl)
  * copy.  Copies that returned an error are then rewritten from the good
  * data (repair).
  */
-int
-request_read (struct raid_array *a, char *buf, uint64_t count,
-              uint64_t offset, size_t *npieces)
+static int
+do_read (struct raid_array *a, char *buf, uint64_t count,
+         uint64_t offset, size_t *npieces)
 {
   struct plan pl;
   struct ioset set;
@@ -316,6 +321,7 @@ request_read (struct raid_array *a, char *buf, uint64_t count,
     return -1;
   }
 
+  recovery_hide (a, &pl);       /* members not rebuilt there yet */
   hold_back (a, &pl);
   for (;;) {
     i = plan_choose (&pl, a->policy, &a->reads, failed_members (a));
@@ -500,10 +506,10 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
 /* Writes, zeroes and trims: on arrays with copies, the request holds
  * its array range until its last member I/O is done (rangelock.h).
  */
-int
-request_write (struct raid_array *a, enum member_op op, const char *buf,
-               uint64_t count, uint64_t offset, uint32_t mflags,
-               size_t *npieces)
+static int
+do_write (struct raid_array *a, enum member_op op, const char *buf,
+          uint64_t count, uint64_t offset, uint32_t mflags,
+          size_t *npieces)
 {
   struct range_hold hold;
   bool held = is_redundant (a) && count > 0;
@@ -537,8 +543,8 @@ request_write (struct raid_array *a, enum member_op op, const char *buf,
   return r;
 }
 
-int
-request_flush (struct raid_array *a)
+static int
+do_flush (struct raid_array *a)
 {
   struct member_io ios[RAID_MAX_MEMBERS];
   struct member_batch batch;
@@ -608,8 +614,11 @@ extents_piece (const struct raid_piece *p, void *opaque)
       uint64_t end;
       int hole;
 
-      /* A failed member's allocation says nothing about the data. */
-      if (atomic_load (&m->failed))
+      /* A failed member's allocation says nothing about the data, nor
+       * does that of one not rebuilt there yet.
+       */
+      if (atomic_load (&m->failed) ||
+          !recovery_readable (&a->rec, c->member, p->offset, p->length))
         continue;
       hole = m->ops->hole (m, c->offset + pos, c->offset + p->length, &end);
       if (hole == -1) {
@@ -659,9 +668,9 @@ extents_piece (const struct raid_piece *p, void *opaque)
   return 0;
 }
 
-int
-request_extents (struct raid_array *a, uint32_t count, uint64_t offset,
-                 struct nbdkit_extents *extents)
+static int
+do_extents (struct raid_array *a, uint32_t count, uint64_t offset,
+            struct nbdkit_extents *extents)
 {
   struct extents_ctx e = { .a = a, .extents = extents };
   int r;
@@ -670,3 +679,55 @@ request_extents (struct raid_array *a, uint32_t count, uint64_t offset,
   return r == -1 ? -1 : 0;
 }
 
+
+/* The entry points: each request holds the array's quiesce lock for
+ * reading (recovery.h), so that a spare never takes over a role while a
+ * request has member I/O in flight.
+ */
+int
+request_read (struct raid_array *a, char *buf, uint64_t count,
+              uint64_t offset, size_t *npieces)
+{
+  int r;
+
+  recovery_enter (&a->rec);
+  r = do_read (a, buf, count, offset, npieces);
+  recovery_leave (&a->rec);
+  return r;
+}
+
+int
+request_write (struct raid_array *a, enum member_op op, const char *buf,
+               uint64_t count, uint64_t offset, uint32_t mflags,
+               size_t *npieces)
+{
+  int r;
+
+  recovery_enter (&a->rec);
+  r = do_write (a, op, buf, count, offset, mflags, npieces);
+  recovery_leave (&a->rec);
+  return r;
+}
+
+int
+request_flush (struct raid_array *a)
+{
+  int r;
+
+  recovery_enter (&a->rec);
+  r = do_flush (a);
+  recovery_leave (&a->rec);
+  return r;
+}
+
+int
+request_extents (struct raid_array *a, uint32_t count, uint64_t offset,
+                 struct nbdkit_extents *extents)
+{
+  int r;
+
+  recovery_enter (&a->rec);
+  r = do_extents (a, count, offset, extents);
+  recovery_leave (&a->rec);
+  return r;
+}

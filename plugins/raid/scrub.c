@@ -26,6 +26,7 @@
 #include "metadata.h"
 #include "params.h"
 #include "plan.h"
+#include "recovery.h"
 #include "request.h"
 #include "scrub.h"
 #include "sync.h"
@@ -95,7 +96,10 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
     struct member *m = &a->members[p->copy[k].member];
 
     slot[k] = -1;
-    if (atomic_load (&m->failed))
+    /* A member being rebuilt holds nothing to compare yet (recovery.h). */
+    if (atomic_load (&m->failed) ||
+        !recovery_readable (&a->rec, p->copy[k].member, p->offset,
+                            p->length))
       continue;
     slot[k] = n;
     ios[n++] = (struct member_io) {

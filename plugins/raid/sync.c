@@ -152,7 +152,8 @@ sync_piece (struct raid_array *a, const struct piece *p, char *buf)
   for (src = 0; src < p->ncopies; ++src) {
     struct member *m = &a->members[p->copy[src].member];
 
-    if (atomic_load (&m->failed))
+    if (atomic_load (&m->failed) ||
+        !recovery_readable (&a->rec, m->index, p->offset, p->length))
       continue;
     ios[0] = (struct member_io) {
       .op = MOP_READ, .pieces = 1, .buf = buf,
@@ -173,7 +174,9 @@ sync_piece (struct raid_array *a, const struct piece *p, char *buf)
   for (k = 0; k < p->ncopies; ++k) {
     struct member *m = &a->members[p->copy[k].member];
 
-    if (k == src || atomic_load (&m->failed))
+    /* A member being rebuilt is left to the recovery (recovery.h). */
+    if (k == src || atomic_load (&m->failed) ||
+        !recovery_readable (&a->rec, m->index, p->offset, p->length))
       continue;
     ios[n++] = (struct member_io) {
       .op = MOP_WRITE, .flags = MIO_NO_GROW, .pieces = 1, .buf = buf,

@@ -17,7 +17,8 @@
 # stale    issue 13's first bullet: RAID 1 of a file and an NBD member,
 #          read-policy=round-robin.  Write A, kill -9 the NBD member's
 #          server, write B (degraded), stop; restart both with the same
-#          command line: the NBD member is logged stale and left out,
+#          command line: the NBD member is logged stale and re-added
+#          (rebuilt: test-recovery.sh; never read before it is),
 #          and B reads back everywhere.
 # crash    the same, but the plugin itself is killed -9 after B, so no
 #          clean shutdown writes the superblocks: the update made when
@@ -47,6 +48,8 @@
 # none     metadata=none refuses md members; metadata=1.2 refuses blank
 #          ones; md metadata of version 1.0 is refused by auto too.
 # mix      metadata=auto refuses one member with a superblock and one
+#          holding data without any (a blank one, all zeros at both
+#          ends, would be a new member: test-recovery.sh)
 #          without; blank members alone are still served as before,
 #          from offset 0.
 # ro       nbdkit -r writes no superblock: every member keeps its bytes.
@@ -347,13 +350,14 @@ scenario_stale ()
   stale_setup "$d"
   stop "$d"
   stale_restart "$d" \
-    "member 1 (nbd+unix.*n.img.sock) is stale: events [0-9]* < [0-9]*.*; left out, needs a rebuild"
+    "member 1 (nbd+unix.*n.img.sock) is stale: events [0-9]* < [0-9]*[;,] .*re-added, to be rebuilt"
   # Start, failure and shutdown on f.img; only the start on n.img.
   check_sb "$d" f.then.img +3 A. 0
   check_sb "$d" n.then.img +1 AA 1
-  # And one start and one shutdown more.
-  check_sb "$d" f.img +5 A. 0
-  check_sb "$d" n.img +1 AA 1
+  # And one start and one shutdown more, with n.img back in the array
+  # (re-added; its rebuild done or under way, with a Recovery Offset).
+  check_sb "$d" f.img +5 AA 0
+  check_sb "$d" n.img +5 AA 1
   say "stale: ok"
 }
 
@@ -463,7 +467,7 @@ scenario_behind1 ()
   set_events "$d/c.img" 2
   : > "$d/nbdkit.log"
   start "$d" a.img b.img c.img
-  grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; left out" \
+  grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; not trusted" \
     "$d/nbdkit.log" || fail "$d" "a member two events behind was used"
   stop "$d"
   say "behind1: ok"
@@ -576,7 +580,7 @@ scenario_missing ()
   # c.img back: it missed B.
   : > "$d/nbdkit.log"
   start "$d" a.img b.img c.img d.img
-  grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; left out" \
+  grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; not trusted" \
     "$d/nbdkit.log" || fail "$d" "c.img given back is not stale"
   read_back "$d" "$d/B"
   stop "$d"
@@ -627,8 +631,9 @@ scenario_mix ()
   local d=$SCENARIO_DIR
   truncate -s 8M "$d/a.img" "$d/b.img" "$d/x.img" "$d/y.img"
   create "$d" --level=1 a.img b.img
-  refused "$d" member "x.img holds no md superblock, but a.img holds" \
-    level=1 a.img x.img
+  head -c $(( 8 * MiB )) /dev/urandom > "$d/r.img"
+  refused "$d" member "r.img holds data (its first or last MiB is not zeros), not md metadata of this array; refusing to write over it" \
+    level=1 a.img r.img
   # Blank members: served as always, from offset 0, no superblock.
   head -c $(( 8 * MiB )) /dev/urandom > "$d/data"
   start "$d" level=1 x.img y.img

@@ -10,6 +10,8 @@
  * Run, after writing data.img to a RAID 10 whose member 0 failed:
  *   build/tests/lib/check-members level=10 chunk=128K data=data.img \
  *       skip-member=64M member=m1.img member=m2.img member=m3.img
+ * Members with md metadata hold the data from data-offset=SIZE on
+ * (mdadm --examine's Data Offset), e.g. data-offset=1M.
  * Exit status 0 if every checked byte matches, 1 otherwise.
  */
 
@@ -45,7 +47,8 @@ static void
 usage (void)
 {
   fprintf (stderr,
-           "usage: %s level=0|1|10 chunk=SIZE [copies=N] data=FILE\n"
+           "usage: %s level=0|1|10 chunk=SIZE [copies=N] [data-offset=SIZE]\n"
+           "           data=FILE\n"
            "           member=FILE|skip-member=SIZE ...\n", prog);
   exit (EXIT_FAILURE);
 }
@@ -125,7 +128,7 @@ main (int argc, char **argv)
   uint64_t sizes[MAX_MEMBERS];
   unsigned n = 0, i, k, copies = 2;
   int level = -1, data_fd = -1;
-  uint64_t chunk = 0, data_size = 0, off, reports = 0;
+  uint64_t chunk = 0, data_size = 0, off, reports = 0, data_offset = 0;
   const char *data_file = NULL;
   struct refmap ref;
   char *want, *have;
@@ -145,6 +148,8 @@ main (int argc, char **argv)
       chunk = parse_size ("chunk", v);
     else if (strcmp (argv[i], "copies") == 0)
       copies = atoi (v);
+    else if (strcmp (argv[i], "data-offset") == 0)
+      data_offset = parse_size ("data-offset", v);
     else if (strcmp (argv[i], "data") == 0) {
       data_file = v;
       data_fd = open_sized (v, &data_size);
@@ -171,7 +176,7 @@ main (int argc, char **argv)
   if (chunk == 0)
     chunk = 128 << 10;
 
-  if (refmap_init (&ref, level, chunk, copies, 0, n, sizes) == -1) {
+  if (refmap_init (&ref, level, chunk, copies, data_offset, n, sizes) == -1) {
     fprintf (stderr, "%s: these parameters make no array\n", prog);
     exit (EXIT_FAILURE);
   }

@@ -1,0 +1,1285 @@
+/* nbdkit-raid-plugin: md's recovery and hot spares.  See recovery.h for
+ * what they do; here, how.
+ *
+ * Positions.  While serving, a member's recovery position is an array
+ * offset (rec.pos[r]): the walk goes through the array in order, and
+ * every layout raidsim serves with copies (RAID 1, RAID 10 near) puts a
+ * member's pieces in the same order on the member as in the array, so
+ * "rebuilt below array offset P" is "rebuilt below the member offset of
+ * its first piece at or after P".  That member offset, in sectors from
+ * data_offset, is md's recovery_offset in the superblock (member_pos);
+ * at a restart it is turned back into the largest array offset whose
+ * pieces on the member all lie below it (array_pos).
+ *
+ * A spare taking over.  A member's struct stays in its role's place in
+ * a->members[], since the geometry, the read state and every bitmask
+ * name members by role; what moves is its backend (ops, priv, name,
+ * size ...): the failed member's goes to the spare's slot, the spare's
+ * to the role.  That happens only with every client request held out
+ * (rec.quiesce for writing) and under meta.lock, so that no member I/O
+ * is in flight on either and no superblock update runs meanwhile.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+
+#include <blkid.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "array.h"
+#include "metadata.h"
+#include "params.h"
+#include "plan.h"
+#include "recovery.h"
+#include "request.h"
+
+/* -D raid.recovery=1 logs every recovery region (nbdkit -v). */
+NBDKIT_DLL_PUBLIC int raid_debug_recovery = 0;
+
+#define BIT(r) (UINT32_C (1) << (r))
+
+void
+recovery_init (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  pthread_rwlockattr_t attr;
+  unsigned r;
+
+  /* Writer first: a takeover must not wait for a pause in the load. */
+  pthread_rwlockattr_init (&attr);
+  pthread_rwlockattr_setkind_np (&attr,
+                                 PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init (&rec->quiesce, &attr);
+  pthread_rwlockattr_destroy (&attr);
+  pthread_mutex_init (&rec->lock, NULL);
+  pthread_cond_init (&rec->cond, NULL);
+  for (r = 0; r < RAID_MAX_MEMBERS; ++r)
+    atomic_store (&rec->pos[r], UINT64_MAX);
+  atomic_store (&rec->unsynced, 0);
+}
+
+/* ---- positions ------------------------------------------------------ */
+
+/* The member offset (bytes from data_offset) below which role r holds
+ * nothing of the array at or above array offset p.
+ */
+static uint64_t
+member_pos (const struct raid_array *a, unsigned r, uint64_t p)
+{
+  const struct raid_geom *g = a->geom;
+  uint64_t size = raid_geom_size (g), chunk = raid_geom_chunk (g);
+  uint64_t doff = raid_geom_data_offset (g), off = p;
+  struct raid_piece pc;
+  unsigned i, k;
+
+  for (i = 0; i <= a->nmembers && off < size; ++i) {
+    if (raid_geom_map (g, off, 1, &pc) == -1)
+      break;
+    for (k = 0; k < pc.ncopies; ++k)
+      if (pc.copy[k].member == r)
+        return pc.copy[k].offset - doff;
+    off = (off / chunk + 1) * chunk;
+  }
+  return raid_geom_member_used (g, r);
+}
+
+/* The largest array offset, a multiple of RECOVERY_REGION, below which
+ * every piece on role r lies below member offset m (bytes from
+ * data_offset): where a recovery recorded as m goes on.
+ */
+static uint64_t
+array_pos (const struct raid_array *a, unsigned r, uint64_t m)
+{
+  uint64_t size = raid_geom_size (a->geom);
+  uint64_t lo = 0, hi = (size + RECOVERY_REGION - 1) / RECOVERY_REGION;
+
+  /* member_pos is non-decreasing in the array offset: find the last k
+   * with member_pos (k * REGION) <= m.
+   */
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo + 1) / 2;
+    uint64_t p = mid * RECOVERY_REGION;
+
+    if (p > size)
+      p = size;
+    if (member_pos (a, r, p) <= m)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo * RECOVERY_REGION > size ? size : lo * RECOVERY_REGION;
+}
+
+/* ---- superblocks of new members ------------------------------------ */
+
+static bool
+slot_used (const struct raid_recovery *rec, unsigned d)
+{
+  return rec->slot_used[d / 8] & (1u << (d % 8));
+}
+
+static void
+use_slot (struct raid_recovery *rec, unsigned d)
+{
+  if (d < MDSB_MAX_DEV_LIMIT)
+    rec->slot_used[d / 8] |= 1u << (d % 8);
+}
+
+void
+recovery_slots_from (struct raid_array *a, const struct mdsb *sb)
+{
+  unsigned d;
+
+  for (d = 0; d < sb->max_dev && d < MDSB_MAX_DEV_LIMIT; ++d)
+    if (sb->dev_roles[d] != MDSB_ROLE_SPARE)
+      use_slot (&a->rec, d);
+  use_slot (&a->rec, sb->dev_number);
+}
+
+int
+recovery_new_sb (struct raid_array *a, const struct mdsb *ref,
+                 const struct member *m, unsigned role, struct mdsb *sb)
+{
+  struct raid_recovery *rec = &a->rec;
+  uint64_t need = ref->data_offset * MDSB_SECTOR +
+    mdsb_used_sectors (ref) * MDSB_SECTOR;
+  unsigned d;
+
+  if (m->size < need) {
+    nbdkit_error ("member: %s: %" PRIu64 " bytes is too small to take a "
+                  "place in this array: each member needs %" PRIu64,
+                  m->name, m->size, need);
+    errno = EFBIG;
+    return -1;
+  }
+  for (d = 0; d < MDSB_MAX_DEV_LIMIT && slot_used (rec, d); ++d)
+    ;
+  if (d == MDSB_MAX_DEV_LIMIT) {
+    nbdkit_error ("member: %s: no free slot in the array's role table",
+                  m->name);
+    errno = ENOSPC;
+    return -1;
+  }
+  use_slot (rec, d);
+  *sb = *ref;
+  sb->dev_number = d;
+  if (d >= sb->max_dev)
+    sb->max_dev = d + 1;
+  if (sb->max_dev > a->meta.max_dev)
+    a->meta.max_dev = sb->max_dev;
+  if (getrandom (sb->device_uuid, sizeof sb->device_uuid, 0) !=
+      (ssize_t) sizeof sb->device_uuid) {
+    /* Not a secret: a clock is unique enough for a device UUID. */
+    uint64_t t = stats_now_ns () ^ (uint64_t) d << 48;
+    memcpy (sb->device_uuid, &t, sizeof t);
+    memcpy (sb->device_uuid + 8, &need, sizeof need);
+  }
+  sb->data_size = m->size / MDSB_SECTOR - sb->data_offset;
+  sb->devflags = 0;
+  sb->cnt_corrected_read = 0;
+  sb->feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset = 0;
+  if (role != MDSB_ROLE_SPARE) {
+    sb->feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+    sb->dev_roles[d] = role;
+  }
+  else
+    sb->dev_roles[d] = MDSB_ROLE_SPARE;
+  if (mdsb_check_member (sb, m->size / MDSB_SECTOR) == -1) {
+    nbdkit_error ("member: %s: %s", m->name, mdsb_error ());
+    errno = EINVAL;
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- what a member holds -------------------------------------------- */
+
+static bool
+all_zero (const char *buf, uint64_t len)
+{
+  return len == 0 || (buf[0] == 0 && memcmp (buf, buf + 1, len - 1) == 0);
+}
+
+/* Copy the first and last MiB of m into a sparse memory file of m's
+ * size, where libblkid looks for signatures: it cannot read NBD
+ * members, and it finds what a file system, a partition table or a
+ * RAID puts at either end.
+ */
+static int
+probe_copy (struct member *m, bool *zeros)
+{
+  const uint64_t edge = UINT64_C (1) << 20;
+  uint64_t len = m->size < edge ? m->size : edge;
+  char *buf;
+  int fd;
+
+  fd = memfd_create ("raid-probe", MFD_CLOEXEC);
+  if (fd == -1)
+    return -1;
+  buf = malloc (len ? len : 1);
+  if (buf == NULL || ftruncate (fd, m->size) == -1)
+    goto err;
+  *zeros = true;
+  if (len && (member_read_early (m, buf, len, 0) == -1 ||
+              pwrite (fd, buf, len, 0) != (ssize_t) len))
+    goto err;
+  *zeros &= all_zero (buf, len);
+  if (m->size > len &&
+      (member_read_early (m, buf, len, m->size - len) == -1 ||
+       pwrite (fd, buf, len, m->size - len) != (ssize_t) len))
+    goto err;
+  if (m->size > len)
+    *zeros &= all_zero (buf, len);
+  free (buf);
+  return fd;
+ err:
+  free (buf);
+  close (fd);
+  return -1;
+}
+
+int
+recovery_check_blank (struct member *m, const char *what, bool need_zeros)
+{
+  bool zeros;
+  char sig[64] = "";
+  const char *value;
+  blkid_probe pr;
+  int fd, r;
+
+  fd = probe_copy (m, &zeros);
+  if (fd == -1) {
+    nbdkit_error ("%s: %s: reading it to look for signatures: %m", what,
+                  m->name);
+    return -1;
+  }
+  pr = blkid_new_probe ();
+  if (pr == NULL || blkid_probe_set_device (pr, fd, 0, 0) != 0) {
+    nbdkit_error ("%s: %s: libblkid cannot probe it", what, m->name);
+    if (pr)
+      blkid_free_probe (pr);
+    close (fd);
+    return -1;
+  }
+  blkid_probe_enable_superblocks (pr, 1);
+  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_TYPE |
+                                     BLKID_SUBLKS_BADCSUM);
+  blkid_probe_enable_partitions (pr, 1);
+  r = blkid_do_safeprobe (pr);
+  if (r == 0) {
+    if (blkid_probe_lookup_value (pr, "TYPE", &value, NULL) == 0 ||
+        blkid_probe_lookup_value (pr, "PTTYPE", &value, NULL) == 0)
+      snprintf (sig, sizeof sig, "%s", value);
+    else
+      snprintf (sig, sizeof sig, "a signature");
+  }
+  else if (r == -2)
+    snprintf (sig, sizeof sig, "more than one signature");
+  blkid_free_probe (pr);
+  close (fd);
+  if (r == -1) {
+    nbdkit_error ("%s: %s: libblkid failed to probe it", what, m->name);
+    return -1;
+  }
+  if (sig[0] == '\0' && need_zeros && !zeros)
+    snprintf (sig, sizeof sig, "data (its first or last MiB is not zeros)");
+  if (sig[0] == '\0')
+    return 0;
+  if (params.force) {
+    nbdkit_error ("%s: %s holds %s; force=true: it is written over",
+                  what, m->name, sig);
+    return 0;
+  }
+  nbdkit_error ("%s: %s holds %s, not md metadata of this array; "
+                "refusing to write over it (wipe it, or give force=true)",
+                what, m->name, sig);
+  errno = EMEDIUMTYPE;
+  return -1;
+}
+
+/* ---- assembly ------------------------------------------------------- */
+
+void
+recovery_assembled (struct raid_array *a, unsigned r,
+                    enum recovery_kind kind)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct mdsb *sb = &a->meta.sb[r];
+  struct member *m = &a->members[r];
+  uint64_t pos = 0;
+
+  if (kind == RECOVERY_RESUME)
+    pos = array_pos (a, r, sb->recovery_offset * MDSB_SECTOR);
+  sb->feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset = member_pos (a, r, pos) / MDSB_SECTOR;
+  atomic_store (&rec->pos[r], pos);
+  atomic_fetch_or (&rec->unsynced, BIT (r));
+  a->meta.in_array[r] = true;
+  atomic_store (&m->failed, false);
+  atomic_fetch_and (&a->meta.recorded, ~BIT (r));
+  switch (kind) {
+  case RECOVERY_READD:
+    nbdkit_error ("member %u (%s) is re-added (md's --re-add): with no "
+                  "write-intent bitmap it is rebuilt in full from the live "
+                  "copies, and read only where rebuilt", r, m->name);
+    break;
+  case RECOVERY_NEW:
+    nbdkit_error ("member %u (%s) is blank: it takes role %u as a new "
+                  "member (md's --add), with a superblock of its own, and "
+                  "is rebuilt from the live copies", r, m->name, r);
+    break;
+  case RECOVERY_RESUME:
+    nbdkit_error ("member %u (%s) was being rebuilt: its recovery goes on "
+                  "from array offset %" PRIu64 " (recovery_offset %"
+                  PRIu64 " sectors); nothing above it is read", r, m->name,
+                  pos, sb->recovery_offset);
+    break;
+  }
+}
+
+/* ---- spares ---------------------------------------------------------- */
+
+/* The array's superblock to build new members' from: a live member's. */
+static const struct mdsb *
+ref_sb (const struct raid_array *a)
+{
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r)
+    if (a->meta.in_array[r] && !atomic_load (&a->members[r].failed))
+      return &a->meta.sb[r];
+  return &a->meta.sb[0];
+}
+
+static bool
+same_member (const struct raid_array *a, const struct member *m,
+             const char **other)
+{
+  const struct raid_recovery *rec = &a->rec;
+  unsigned i;
+
+  for (i = 0; i < a->nmembers; ++i)
+    if (a->members[i].identity &&
+        strcmp (a->members[i].identity, m->identity) == 0) {
+      *other = a->members[i].name;
+      return true;
+    }
+  for (i = 0; i < RAID_MAX_SPARES; ++i)
+    if (rec->state[i] != SPARE_FREE && &rec->spare[i] != m &&
+        rec->spare[i].identity &&
+        strcmp (rec->spare[i].identity, m->identity) == 0) {
+      *other = rec->spare[i].name;
+      return true;
+    }
+  return false;
+}
+
+/* Close a member opened into a spare slot that never became a spare. */
+static void
+spare_discard (struct member *m)
+{
+  int e = errno;
+
+  m->ops->close (m);
+  free (m->identity);
+  free (m->backing);
+  free (m->name);
+  memset (m, 0, sizeof *m);
+  errno = e;
+}
+
+/* Open name into spare slot j and check it (spare_ready then makes it a
+ * spare).  errno is set on failure.
+ */
+static int
+spare_open (struct raid_array *a, unsigned j, const char *name,
+            bool started)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *m = &rec->spare[j];
+  struct member_md md;
+  const char *other;
+
+  memset (m, 0, sizeof *m);
+  m->index = a->nmembers + j;
+  m->name = strdup (name);
+  if (m->name == NULL)
+    return -1;
+  m->load = &rec->spare_load[j];
+  memset (m->load, 0, sizeof *m->load);
+  m->io_mode = params.io_mode;
+  m->timeout_ms = params.timeout_ms;
+  m->max_inflight = params.max_inflight;
+  if (m->name[0] == '\0' || strcasecmp (m->name, "missing") == 0) {
+    nbdkit_error ("spare: '%s' is not a file, device or NBD URI", name);
+    errno = EINVAL;
+    goto free_name;
+  }
+  if (member_open (m) == -1) {
+    if (errno == 0)
+      errno = EIO;
+    goto free_name;
+  }
+  if (same_member (a, m, &other)) {
+    nbdkit_error ("spare: %s is %s, already in the array", name, other);
+    errno = EEXIST;
+    goto close;
+  }
+  if (m->read_only) {
+    nbdkit_error ("spare: %s can only be read", name);
+    errno = EROFS;
+    goto close;
+  }
+  if (m->min_block > 4096 || (a->align > 1 && m->min_block > a->align)) {
+    nbdkit_error ("spare: %s wants blocks of %" PRIu32 " bytes, more than "
+                  "the array's %" PRIu32, name, m->min_block, a->align);
+    errno = EINVAL;
+    goto close;
+  }
+  if (metadata_read (m, &md) == -1) {
+    errno = EIO;
+    goto close;
+  }
+  if (md.kind == MD_OTHER ||
+      (md.kind == MD_V1_2 &&
+       (!md.valid || memcmp (md.sb.set_uuid, ref_sb (a)->set_uuid, 16)))) {
+    nbdkit_error ("spare: %s holds md metadata (version %s) of another "
+                  "array; refusing to write over it", name,
+                  md.version ? md.version : "?");
+    errno = EMEDIUMTYPE;
+    goto close;
+  }
+  if (md.kind == MD_NONE && recovery_check_blank (m, "spare", false) == -1) {
+    if (errno != EMEDIUMTYPE)
+      errno = EIO;
+    goto close;
+  }
+  if (started && m->ops->start (m) == -1) {
+    nbdkit_error ("spare: %s: starting it failed", name);
+    errno = EIO;
+    goto close;
+  }
+  return 0;
+
+ close:
+  spare_discard (m);
+  return -1;
+ free_name:
+  free (m->name);
+  memset (m, 0, sizeof *m);
+  return -1;
+}
+
+/* Give the spare opened in slot j its superblock (meta.lock held while
+ * serving): a member of this array (a spare from before, or a stale
+ * member) is a spare again, with a slot of its own, since there is no
+ * bitmap and it is rebuilt in full whatever it holds.
+ */
+static int
+spare_ready (struct raid_array *a, unsigned j)
+{
+  struct raid_recovery *rec = &a->rec;
+
+  if (recovery_new_sb (a, ref_sb (a), &rec->spare[j], MDSB_ROLE_SPARE,
+                       &rec->spare_sb[j]) == -1) {
+    nbdkit_error ("spare: %s cannot be a spare", rec->spare[j].name);
+    return -1;
+  }
+  rec->spare_sb_written[j] = false;
+  pthread_mutex_lock (&rec->lock);
+  rec->state[j] = SPARE_READY;
+  pthread_mutex_unlock (&rec->lock);
+  return 0;
+}
+
+int
+recovery_config (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned j;
+
+  rec->on = a->meta.on && raid_geom_copies (a->geom) > 1;
+  if (params.nspares > 0 && !rec->on) {
+    nbdkit_error ("spare: spares need an array with md metadata and "
+                  "copies (RAID 1 or 10)");
+    return -1;
+  }
+  for (j = 0; j < params.nspares; ++j)
+    if (spare_open (a, j, params.spare[j], false) == -1 ||
+        spare_ready (a, j) == -1)
+      return -1;
+  return 0;
+}
+
+int
+recovery_after_fork (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned j;
+
+  for (j = 0; j < RAID_MAX_SPARES; ++j)
+    if (rec->state[j] == SPARE_READY &&
+        rec->spare[j].ops->start (&rec->spare[j]) == -1)
+      return -1;
+  return 0;
+}
+
+void
+recovery_preconnect (struct raid_array *a, bool readonly)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned j;
+
+  if (!readonly)
+    return;
+  for (j = 0; j < RAID_MAX_SPARES; ++j)
+    if (rec->state[j] == SPARE_READY) {
+      atomic_store (&rec->spare[j].no_writes, true);
+      if (rec->spare[j].ops->drop_write)
+        rec->spare[j].ops->drop_write (&rec->spare[j]);
+    }
+}
+
+/* Run ios[0..n-1] as one batch and wait for them. */
+static void
+run_ios (struct member_io *ios, size_t n)
+{
+  struct member_batch batch;
+  size_t i;
+
+  if (n == 0)
+    return;
+  for (i = 0; i < n; ++i)
+    ios[i].batch = &batch;
+  batch_init (&batch, n);
+  member_submit_all (ios, n);
+  batch_wait (&batch);
+  batch_destroy (&batch);
+}
+
+/* Write spare j's superblock, with meta.lock held: the array's event
+ * count and role table as they are now, the spare role in its slot.
+ */
+static int
+spare_write_sb_locked (struct raid_array *a, unsigned j)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct mdsb sb = rec->spare_sb[j];
+  uint32_t failed = failed_members (a);
+  struct member_io io;
+  uint8_t *buf;
+  unsigned r, d;
+
+  if (posix_memalign ((void **) &buf, 4096, MDSB_SIZE) != 0)
+    return -1;
+  for (d = 0; d < MDSB_MAX_DEV_LIMIT; ++d)
+    sb.dev_roles[d] = MDSB_ROLE_SPARE;
+  for (r = 0; r < a->nmembers; ++r)
+    if (a->meta.in_array[r])
+      sb.dev_roles[a->meta.sb[r].dev_number] =
+        failed & BIT (r) ? MDSB_ROLE_FAULTY : r;
+  sb.max_dev = a->meta.max_dev > sb.max_dev ? a->meta.max_dev : sb.max_dev;
+  sb.events = a->meta.events;
+  sb.utime = time (NULL);
+  sb.resync_offset = a->meta.resync_offset;
+  mdsb_encode (&sb, buf);
+  io = (struct member_io) {
+    .op = MOP_WRITE, .flags = MIO_FUA, .buf = buf, .offset = MDSB_OFFSET,
+    .length = MDSB_SIZE, .member = &rec->spare[j],
+  };
+  run_ios (&io, 1);
+  free (buf);
+  if (io.err) {
+    errno = io.err;
+    nbdkit_error ("spare: %s: writing its superblock: %m",
+                  rec->spare[j].name);
+    return -1;
+  }
+  rec->spare_sb_written[j] = true;
+  return 0;
+}
+
+/* Exchange the backends of x and y (see the top of this file). */
+static void
+swap_backend (struct member *x, struct member *y)
+{
+#define SW(f) do { __typeof__ (x->f) t_ = x->f; x->f = y->f; y->f = t_; } \
+  while (0)
+  SW (name); SW (ops); SW (priv); SW (engine); SW (inline_io);
+  SW (size); SW (identity); SW (backing); SW (read_only);
+  SW (can_trim); SW (can_zero); SW (can_flush); SW (can_fua);
+  SW (min_block);
+#undef SW
+  {
+    bool t = atomic_load (&x->no_fast_zero);
+    atomic_store (&x->no_fast_zero, atomic_load (&y->no_fast_zero));
+    atomic_store (&y->no_fast_zero, t);
+  }
+  if (x->ops->moved)
+    x->ops->moved (x);
+  if (y->ops->moved)
+    y->ops->moved (y);
+}
+
+static bool
+any_ready_locked (const struct raid_recovery *rec)
+{
+  unsigned j;
+
+  for (j = 0; j < RAID_MAX_SPARES; ++j)
+    if (rec->state[j] == SPARE_READY)
+      return true;
+  return false;
+}
+
+/* Roles without a live member (failed, missing) that a ready spare may
+ * take; returns how many were taken.  Every client request is held out
+ * meanwhile.
+ */
+static unsigned
+take_spares (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned r, j, n = 0;
+  bool any = false;
+
+  pthread_mutex_lock (&rec->lock);
+  for (j = 0; j < RAID_MAX_SPARES; ++j)
+    any |= rec->state[j] == SPARE_READY;
+  pthread_mutex_unlock (&rec->lock);
+  if (!any || failed_members (a) == 0)
+    return 0;
+
+  pthread_rwlock_wrlock (&rec->quiesce);
+  pthread_mutex_lock (&a->meta.lock);
+  pthread_mutex_lock (&rec->lock);
+  for (r = 0; r < a->nmembers; ++r) {
+    struct member *m = &a->members[r];
+    char *old;
+
+    if (!atomic_load (&m->failed))
+      continue;
+    for (j = 0; j < RAID_MAX_SPARES && rec->state[j] != SPARE_READY; ++j)
+      ;
+    if (j == RAID_MAX_SPARES)
+      break;
+    old = m->name;
+    swap_backend (m, &rec->spare[j]);
+    rec->state[j] = SPARE_OLD;
+    atomic_store (&rec->spare[j].failed, true);
+    a->meta.sb[r] = rec->spare_sb[j];
+    a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
+    a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+    a->meta.sb[r].recovery_offset = 0;
+    a->meta.in_array[r] = true;
+    atomic_store (&rec->pos[r], 0);
+    atomic_fetch_or (&rec->unsynced, BIT (r));
+    atomic_store (&m->failed, false);
+    atomic_fetch_and (&a->meta.recorded, ~BIT (r));
+    nbdkit_error ("spare %s takes over role %u from %s (member %u); it is "
+                  "rebuilt from the live copies", m->name, r, old, r);
+    n++;
+  }
+  pthread_mutex_unlock (&rec->lock);
+  if (n > 0 && metadata_update_locked (a, "a spare takes over") == -1)
+    nbdkit_error ("spare: the superblocks could not record the takeover");
+  pthread_mutex_unlock (&a->meta.lock);
+  pthread_rwlock_unlock (&rec->quiesce);
+  return n;
+}
+
+/* ---- the walk -------------------------------------------------------- */
+
+/* Client requests so far: while they change, the array is busy. */
+static uint64_t
+client_ops (struct raid_array *a)
+{
+  uint64_t n = 0;
+  int i;
+
+  pthread_mutex_lock (&a->stats.lock);
+  for (i = 0; i < MOP_COUNT; ++i)
+    n += a->stats.ops[i];
+  n += a->stats.inflight;
+  pthread_mutex_unlock (&a->stats.lock);
+  return n;
+}
+
+/* Sleep up to ns, or until stop (or a wake, with wake_too).  Returns
+ * true for those.
+ */
+static bool
+nap (struct raid_recovery *rec, uint64_t ns, bool wake_too)
+{
+  struct timespec ts;
+  bool stop;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  ns += ts.tv_nsec;
+  ts.tv_sec += ns / 1000000000;
+  ts.tv_nsec = ns % 1000000000;
+  pthread_mutex_lock (&rec->lock);
+  if (!rec->stop && !(wake_too && rec->wake))
+    pthread_cond_timedwait (&rec->cond, &rec->lock, &ts);
+  stop = rec->stop || (wake_too && rec->wake);
+  pthread_mutex_unlock (&rec->lock);
+  return stop;
+}
+
+/* Rebuild the copies of piece p on the members in targets from one that
+ * is in sync.  Returns the targets that failed, or -1 (all ones) if no
+ * copy could be read.
+ */
+static uint32_t
+rebuild_piece (struct raid_array *a, const struct piece *p, uint32_t targets,
+               char *buf)
+{
+  struct member_io ios[RAID_MAX_MEMBERS];
+  uint32_t bad = 0;
+  unsigned k, n = 0, src;
+
+  for (src = 0; src < p->ncopies; ++src) {
+    unsigned mi = p->copy[src].member;
+
+    if ((targets & BIT (mi)) || atomic_load (&a->members[mi].failed) ||
+        !recovery_readable (&a->rec, mi, p->offset, p->length))
+      continue;
+    ios[0] = (struct member_io) {
+      .op = MOP_READ, .pieces = 1, .buf = buf,
+      .offset = p->copy[src].offset, .length = p->length,
+      .member = &a->members[mi],
+    };
+    run_ios (ios, 1);
+    if (ios[0].err == 0)
+      break;
+    nbdkit_error ("recovery: member %u (%s) at offset %" PRIu64 ": %s; "
+                  "reading another copy", mi, a->members[mi].name,
+                  ios[0].offset, strerror (ios[0].err));
+  }
+  if (src == p->ncopies) {
+    nbdkit_error ("recovery: array offset %" PRIu64 ": no copy in sync "
+                  "could be read", p->offset);
+    return UINT32_MAX;
+  }
+  for (k = 0; k < p->ncopies; ++k)
+    if (targets & BIT (p->copy[k].member))
+      ios[n++] = (struct member_io) {
+        .op = MOP_WRITE, .pieces = 1, .buf = buf,
+        .offset = p->copy[k].offset, .length = p->length,
+        .member = &a->members[p->copy[k].member],
+      };
+  run_ios (ios, n);
+  for (k = 0; k < n; ++k)
+    if (ios[k].err) {
+      unsigned mi = ios[k].member->index;
+      bad |= BIT (mi);
+      if (request_mark_failed (a, mi, "recovery write", ios[k].err))
+        metadata_record (a, BIT (mi));
+    }
+  return bad;
+}
+
+/* One region's work: rebuild [offset, offset + len) on the members of
+ * set that have not reached it, holding its range.  Returns false if
+ * some piece had no copy in sync that could be read.
+ */
+struct lane {
+  struct raid_array *a;
+  uint64_t offset, len;
+  uint32_t set;
+  char *buf;
+  bool ok;
+  pthread_t thread;
+};
+
+static uint32_t live_set (struct raid_array *a, uint32_t set);
+
+static void *
+rebuild_region (void *arg)
+{
+  struct lane *l = arg;
+  struct raid_array *a = l->a;
+  struct range_hold hold;
+  struct plan pl;
+  size_t i;
+
+  l->ok = true;
+  range_acquire (&a->write_ranges, &hold, l->offset, l->len);
+  if (plan_build (&pl, a->geom, l->offset, l->len) == -1) {
+    nbdkit_error ("recovery: array offset %" PRIu64 ": %m", l->offset);
+    l->ok = false;
+  }
+  else {
+    for (i = 0; i < pl.npieces && l->ok; ++i) {
+      const struct piece *p = &pl.piece[i];
+      uint32_t targets = 0, set = live_set (a, l->set);
+      unsigned k;
+
+      for (k = 0; k < p->ncopies; ++k) {
+        unsigned mi = p->copy[k].member;
+        if ((set & BIT (mi)) &&
+            atomic_load (&a->rec.pos[mi]) < p->offset + p->length)
+          targets |= BIT (mi);
+      }
+      if (targets && rebuild_piece (a, p, targets, l->buf) == UINT32_MAX)
+        l->ok = false;
+    }
+    plan_free (&pl);
+  }
+  range_release (&a->write_ranges, &hold);
+  if (raid_debug_recovery)
+    nbdkit_debug ("raid: recovery: array offset %" PRIu64 " length %"
+                  PRIu64, l->offset, l->len);
+  return NULL;
+}
+
+/* Record each member's position in its superblock (meta.lock held). */
+static void
+record_positions_locked (struct raid_array *a, uint32_t set)
+{
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r)
+    if (set & BIT (r)) {
+      uint64_t p = atomic_load (&a->rec.pos[r]);
+      a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+      a->meta.sb[r].recovery_offset = member_pos (a, r, p) / MDSB_SECTOR;
+    }
+}
+
+static void
+flush_members (struct raid_array *a, uint32_t set)
+{
+  struct member_io ios[RAID_MAX_MEMBERS];
+  unsigned r, n = 0;
+
+  for (r = 0; r < a->nmembers; ++r)
+    if ((set & BIT (r)) && !atomic_load (&a->members[r].failed))
+      ios[n++] = (struct member_io) { .op = MOP_FLUSH,
+                                      .member = &a->members[r] };
+  run_ios (ios, n);
+}
+
+/* Members in the set that are still there to rebuild. */
+static uint32_t
+live_set (struct raid_array *a, uint32_t set)
+{
+  return set & ~failed_members (a) & recovery_unsynced (&a->rec);
+}
+
+static void
+names (struct raid_array *a, uint32_t set, char *buf, size_t len)
+{
+  unsigned r;
+  size_t o = 0;
+
+  buf[0] = '\0';
+  for (r = 0; r < a->nmembers && o < len; ++r)
+    if (set & BIT (r))
+      o += snprintf (buf + o, len - o, "%s%u (%s)", o ? ", " : "", r,
+                     a->members[r].name);
+}
+
+/* One recovery pass over every member that needs it now. */
+static void
+recover (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct raid_sync *s = &a->sync;
+  uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX, start;
+  uint64_t t0, mark_ns, mark_pos, checkpoint, ops;
+  uint32_t set = live_set (a, UINT32_MAX);
+  unsigned r, next_tenth;
+  bool interrupted = false;
+  char who[512];
+  char *buf;
+
+  if (set == 0)
+    return;
+  for (r = 0; r < a->nmembers; ++r)
+    if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos)
+      pos = atomic_load (&rec->pos[r]);
+  pos = pos / RECOVERY_REGION * RECOVERY_REGION;
+  start = checkpoint = mark_pos = pos;
+  buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
+  if (buf == NULL) {
+    nbdkit_error ("recovery: %m");
+    return;
+  }
+  names (a, set, who, sizeof who);
+  nbdkit_error ("recovery: rebuilding member %s from array offset %" PRIu64
+                " of %" PRIu64 " (sync-speed-min=%lu sync-speed-max=%lu "
+                "KiB/s)", who, pos, size, params.sync_speed_min,
+                params.sync_speed_max);
+  pthread_mutex_lock (&a->meta.lock);
+  s->action = "recover";
+  s->done = pos;
+  s->total = size;
+  s->rate = 0;
+  pthread_mutex_unlock (&a->meta.lock);
+  t0 = mark_ns = stats_now_ns ();
+  ops = client_ops (a);
+  next_tenth = pos * 10 / size + 1;
+
+  while (pos < size && set) {
+    struct lane lane[RECOVERY_LANES];
+    uint64_t len = 0, now, elapsed, limit, o;
+    unsigned nl, l;
+    bool lost = false;
+
+    /* RECOVERY_LANES regions at once, each in its own thread but the
+     * first: a member I/O on tmpfs runs in the thread that asks for
+     * it, so one thread alone would leave the other cores idle.
+     */
+    for (nl = 0; nl < RECOVERY_LANES && pos + len < size; ++nl) {
+      uint64_t off = pos + len;
+      lane[nl] = (struct lane) {
+        .a = a, .offset = off, .set = set, .buf = buf + nl * RECOVERY_REGION,
+        .len = size - off < RECOVERY_REGION ? size - off : RECOVERY_REGION,
+      };
+      len += lane[nl].len;
+    }
+    for (l = 1; l < nl; ++l)
+      if (pthread_create (&lane[l].thread, NULL, rebuild_region,
+                          &lane[l]) != 0)
+        rebuild_region (&lane[l]), lane[l].thread = 0;
+    rebuild_region (&lane[0]);
+    for (l = 1; l < nl; ++l)
+      if (lane[l].thread)
+        pthread_join (lane[l].thread, NULL);
+    for (l = 0; l < nl; ++l)
+      lost |= !lane[l].ok;
+    set = live_set (a, set);
+    if (!lost)
+      for (r = 0; r < a->nmembers; ++r)
+        if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos + len)
+          atomic_store_explicit (&rec->pos[r], pos + len,
+                                 memory_order_release);
+    if (lost) {
+      names (a, set, who, sizeof who);
+      nbdkit_error ("recovery: stopped at array offset %" PRIu64 ": member "
+                    "%s stays out of sync above it", pos, who);
+      break;
+    }
+    pos += len;
+
+    /* A checkpoint: what is rebuilt is on disk, then the superblocks
+     * say how far.
+     */
+    if (pos - checkpoint >= size / 16 && pos < size) {
+      flush_members (a, set);
+      pthread_mutex_lock (&a->meta.lock);
+      record_positions_locked (a, live_set (a, set));
+      metadata_update_locked (a, "recovery checkpoint");
+      pthread_mutex_unlock (&a->meta.lock);
+      checkpoint = pos;
+    }
+    /* md's throttle, as the resync's (sync.c). */
+    now = stats_now_ns ();
+    elapsed = now - mark_ns;
+    o = client_ops (a);
+    limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
+    ops = o;
+    pthread_mutex_lock (&a->meta.lock);
+    s->done = pos;
+    s->rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
+    pthread_mutex_unlock (&a->meta.lock);
+    /* Too fast for the limit: wait, in steps of at most 500 ms after
+     * which the limit is looked at again (md_do_sync's msleep (500)),
+     * so that clients going idle let the walk speed up soon.
+     */
+    while (elapsed &&
+           (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
+      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
+                                  * 1e9);
+      uint64_t step = need - elapsed < 500000000 ? need - elapsed : 500000000;
+
+      if (need <= elapsed || nap (rec, step, true))
+        break;
+      elapsed = stats_now_ns () - mark_ns;
+      o = client_ops (a);
+      limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
+      ops = o;
+    }
+    /* A member failed, or a spare came: start again with it, from the
+     * lowest position, as md restarts its recovery.
+     */
+    pthread_mutex_lock (&rec->lock);
+    if (rec->stop || (rec->wake && any_ready_locked (rec))) {
+      interrupted = !rec->stop;
+      pthread_mutex_unlock (&rec->lock);
+      break;
+    }
+    rec->wake = false;          /* no spare to take in: nothing to do */
+    pthread_mutex_unlock (&rec->lock);
+    if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
+      mark_ns = stats_now_ns ();
+      mark_pos = pos;
+    }
+    if (pos * 10 / size >= next_tenth && pos < size) {
+      nbdkit_error ("recovery: %u%% done (%" PRIu64 " of %" PRIu64
+                    " bytes)", (unsigned) (pos * 100 / size), pos, size);
+      next_tenth = pos * 10 / size + 1;
+    }
+  }
+  free (buf);
+
+  set = live_set (a, set);
+  if (pos >= size && set) {
+    uint64_t ns = stats_now_ns () - t0;
+
+    flush_members (a, set);
+    pthread_mutex_lock (&a->meta.lock);
+    for (r = 0; r < a->nmembers; ++r)
+      if (set & BIT (r)) {
+        a->meta.sb[r].feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+        a->meta.sb[r].recovery_offset = 0;
+        atomic_store (&rec->pos[r], UINT64_MAX);
+        atomic_fetch_and (&rec->unsynced, ~BIT (r));
+      }
+    s->action = "idle";
+    s->done = size;
+    metadata_update_locked (a, "recovery done");
+    pthread_mutex_unlock (&a->meta.lock);
+    names (a, set, who, sizeof who);
+    nbdkit_error ("recovery: done: member %s rebuilt, %" PRIu64 " bytes in "
+                  "%.3f s (%.0f KiB/s); it is in sync", who, size - start,
+                  ns / 1e9, ns ? (double) (size - start) / 1024 * 1e9 / ns
+                  : 0.0);
+  }
+  else {
+    pthread_mutex_lock (&a->meta.lock);
+    record_positions_locked (a, set);
+    s->action = "idle";
+    pthread_mutex_unlock (&a->meta.lock);
+    if (pos < size && interrupted)
+      nbdkit_error ("recovery: interrupted at array offset %" PRIu64 " of %"
+                    PRIu64 " to take in a spare; it starts again", pos, size);
+    else if (pos < size)
+      nbdkit_error ("recovery: stopped at array offset %" PRIu64 " of %"
+                    PRIu64 "; the next start goes on from there", pos, size);
+  }
+}
+
+static void *
+recovery_thread (void *arg)
+{
+  struct raid_array *a = arg;
+  struct raid_recovery *rec = &a->rec;
+
+  for (;;) {
+    /* One sync action at a time: the resync first. */
+    while (sync_in_sync (&a->sync) != UINT64_MAX)
+      if (nap (rec, 50 * UINT64_C (1000000), false))
+        return NULL;
+    take_spares (a);
+    recover (a);
+    pthread_mutex_lock (&rec->lock);
+    while (!rec->wake && !rec->stop)
+      pthread_cond_wait (&rec->cond, &rec->lock);
+    rec->wake = false;
+    if (rec->stop) {
+      pthread_mutex_unlock (&rec->lock);
+      return NULL;
+    }
+    pthread_mutex_unlock (&rec->lock);
+  }
+}
+
+int
+recovery_start (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned j;
+  int err;
+
+  if (!rec->on || rec->started)
+    return 0;
+  if (atomic_load (&a->no_writes) || !a->meta.started || !a->sync.on) {
+    if (recovery_unsynced (rec))
+      nbdkit_error ("recovery: nothing is written, so no member is "
+                    "rebuilt; the members out of sync are not read");
+    rec->started = true;
+    return 0;
+  }
+  pthread_mutex_lock (&a->meta.lock);
+  for (j = 0; j < RAID_MAX_SPARES; ++j)
+    if (rec->state[j] == SPARE_READY && !rec->spare_sb_written[j] &&
+        spare_write_sb_locked (a, j) == -1) {
+      pthread_mutex_unlock (&a->meta.lock);
+      return -1;
+    }
+  pthread_mutex_unlock (&a->meta.lock);
+  err = pthread_create (&rec->thread, NULL, recovery_thread, a);
+  if (err) {
+    errno = err;
+    nbdkit_error ("recovery: starting its thread: %m");
+    return -1;
+  }
+  rec->thread_started = true;
+  rec->started = true;
+  return 0;
+}
+
+void
+recovery_stop (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+
+  if (!rec->thread_started)
+    return;
+  pthread_mutex_lock (&rec->lock);
+  rec->stop = true;
+  pthread_cond_broadcast (&rec->cond);
+  pthread_mutex_unlock (&rec->lock);
+  pthread_join (rec->thread, NULL);
+  rec->thread_started = false;
+}
+
+void
+recovery_close (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned j;
+
+  for (j = 0; j < RAID_MAX_SPARES; ++j) {
+    struct member *m = &rec->spare[j];
+
+    if (rec->state[j] == SPARE_FREE)
+      continue;
+    if (m->ops)
+      m->ops->close (m);
+    free (m->identity);
+    free (m->backing);
+    /* A spare's own name; once swapped, a slot holds the name of the
+     * member it replaced, which may be params.c's: left alone.
+     */
+    if (rec->state[j] == SPARE_READY)
+      free (m->name);
+    rec->state[j] = SPARE_FREE;
+  }
+}
+
+void
+recovery_hold (struct raid_array *a)
+{
+  if (a->rec.on)
+    pthread_rwlock_wrlock (&a->rec.quiesce);
+}
+
+void
+recovery_release (struct raid_array *a)
+{
+  if (a->rec.on)
+    pthread_rwlock_unlock (&a->rec.quiesce);
+}
+
+void
+recovery_member_failed (struct raid_array *a, unsigned i)
+{
+  struct raid_recovery *rec = &a->rec;
+
+  if (!rec->on)
+    return;
+  pthread_mutex_lock (&rec->lock);
+  rec->wake = true;
+  pthread_cond_broadcast (&rec->cond);
+  pthread_mutex_unlock (&rec->lock);
+}
+
+void
+recovery_hide (struct raid_array *a, struct plan *pl)
+{
+  struct raid_recovery *rec = &a->rec;
+  size_t i;
+  unsigned k;
+
+  if (recovery_unsynced (rec) == 0)
+    return;
+  for (i = 0; i < pl->npieces; ++i) {
+    struct piece *p = &pl->piece[i];
+
+    for (k = 0; k < p->ncopies; ++k)
+      if (!recovery_readable (rec, p->copy[k].member, p->offset,
+                              p->length))
+        p->tried |= UINT32_C (1) << k;
+  }
+}
+
+int
+recovery_add (struct raid_array *a, const char *member, bool replace_now)
+{
+  struct raid_recovery *rec = &a->rec;
+  static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+  unsigned j;
+  int r = -1;
+
+  if (!rec->on) {
+    nbdkit_error ("add: %s: the array has no md metadata or no copies; "
+                  "nothing can be rebuilt", member);
+    errno = EINVAL;
+    return -1;
+  }
+  if (!rec->thread_started) {
+    nbdkit_error ("add: %s: the array is not written (nbdkit -r, or no "
+                  "client has connected yet)", member);
+    errno = EROFS;
+    return -1;
+  }
+  if (replace_now && failed_members (a) == 0) {
+    nbdkit_error ("add: %s: no member is failed or missing to replace",
+                  member);
+    errno = EBUSY;
+    return -1;
+  }
+  /* One add at a time; the slow part (opening, probing) holds no lock
+   * that requests or the walk need.
+   */
+  pthread_mutex_lock (&add_lock);
+  pthread_mutex_lock (&rec->lock);
+  for (j = 0; j < RAID_MAX_SPARES && rec->state[j] != SPARE_FREE; ++j)
+    ;
+  pthread_mutex_unlock (&rec->lock);
+  if (j == RAID_MAX_SPARES) {
+    nbdkit_error ("add: %s: there are %d spares or replaced members "
+                  "already", member, RAID_MAX_SPARES);
+    errno = ENOSPC;
+    goto out;
+  }
+  r = spare_open (a, j, member, true);
+  if (r == 0) {
+    pthread_mutex_lock (&a->meta.lock);
+    r = spare_ready (a, j);
+    if (r == 0)
+      r = spare_write_sb_locked (a, j);
+    if (r == -1) {
+      pthread_mutex_lock (&rec->lock);
+      rec->state[j] = SPARE_FREE;
+      pthread_mutex_unlock (&rec->lock);
+      spare_discard (&rec->spare[j]);
+    }
+    pthread_mutex_unlock (&a->meta.lock);
+  }
+  if (r == 0) {
+    nbdkit_error ("add: %s is a spare of the array", member);
+    recovery_member_failed (a, 0);      /* wake the thread */
+  }
+ out:
+  pthread_mutex_unlock (&add_lock);
+  return r;
+}

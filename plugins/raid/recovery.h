@@ -1,0 +1,249 @@
+/* nbdkit-raid-plugin: md's recovery (the rebuild of a member that is in
+ * the array but not in sync) and hot spares (recovery.c).
+ *
+ * Which members are rebuilt, as Linux md and mdadm do it:
+ *
+ *   - a stale member of this array, given on the command line (its
+ *     events are behind, or the freshest superblock lists it faulty or
+ *     out): re-added, as mdadm --re-add; with no write-intent bitmap
+ *     that is a full recovery, from array offset 0;
+ *   - a blank member (no signature that libblkid knows, no md metadata)
+ *     given where a member of the array is missing: a new member, as
+ *     mdadm --add of a blank disk to a degraded array; it gets a
+ *     superblock of its own (a new dev_number and device UUID) in the
+ *     missing member's role.  A member holding a file system, a
+ *     partition table or any other signature is refused unless force=
+ *     is given, so that a typo never overwrites data; a member of
+ *     another md array is always refused;
+ *   - a member whose superblock records a recovery in progress
+ *     (MDSB_FEATURE_RECOVERY_OFFSET): the recovery goes on from its
+ *     recovery_offset, as md's super_1_validate takes it, and nothing
+ *     above it is ever read;
+ *   - a hot spare (spare=, or recovery_add): a member whose superblock
+ *     gives it the spare role (0xffff), written if it was blank.  When a
+ *     member fails (an I/O error, a timeout) or is missing, a spare
+ *     takes over its role and is rebuilt, as md's
+ *     remove_and_add_spares.
+ *
+ * The rebuild (md_do_sync's recovery): a background thread walks the
+ * array in RECOVERY_REGION steps, holding each region's array range
+ * (rangelock.h) so that no client write races it, reads every piece
+ * from a copy that is in sync and writes it to the copies on the members
+ * being rebuilt.  Client writes go to a member being rebuilt as to any
+ * other; reads are served from it only below its recovery position,
+ * as md's read_balance skips a member that is not In_sync beyond its
+ * recovery_offset.  Such a member does not count as a live copy: the
+ * last in-sync copy of a chunk is never failed.  Its superblock
+ * records the position (recovery_offset, in member sectors, with the
+ * feature bit) every 1/16 of the array, so that a restart goes on from
+ * there; when the walk ends, the bit is cleared and the member is in
+ * sync, with one more event in every superblock.
+ *
+ * One sync action at a time, as md: a resync (sync.c) finishes before a
+ * recovery starts.  The walk is throttled as the resync is, by
+ * sync-speed-min= and sync-speed-max= (md's speed_limit_min/max): at
+ * most max, and at most min while clients are doing I/O.  Progress is
+ * in the log and in the statistics (sync.action "recover").
+ */
+#ifndef RAID_RECOVERY_H
+#define RAID_RECOVERY_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "raidsim/geometry.h"
+#include "raidsim/mdsb.h"
+#include "raidsim/readpolicy.h"
+#include "member.h"
+
+#define RECOVERY_REGION (UINT64_C (1) << 20)
+#define RECOVERY_LANES 2        /* regions rebuilt at once */
+#define RAID_MAX_SPARES 8
+
+struct raid_array;
+struct plan;
+
+enum spare_state {
+  SPARE_FREE,                   /* slot unused */
+  SPARE_READY,                  /* a spare, waiting for a role */
+  SPARE_OLD,                    /* holds a failed member that a spare
+                                 * replaced, closed at unload */
+};
+
+struct raid_recovery {
+  /* md metadata and copies: members can be rebuilt.  Set at config time
+   * and never changed.
+   */
+  bool on;
+  /* Every client request holds this for reading; a spare taking over a
+   * role holds it for writing, so that no member I/O is in flight while
+   * the member's backend changes under its role.
+   */
+  pthread_rwlock_t quiesce;
+  /* Array bytes below which the member of each role is in sync;
+   * UINT64_MAX when it is in sync.  Read without a lock by the read
+   * path.
+   */
+  _Atomic uint64_t pos[RAID_MAX_MEMBERS];
+  _Atomic uint32_t unsynced;    /* roles whose pos is not UINT64_MAX */
+
+  /* Under lock: */
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool wake, stop, thread_started;
+  pthread_t thread;
+  struct member spare[RAID_MAX_SPARES];
+  struct raid_member_load spare_load[RAID_MAX_SPARES];
+  struct mdsb spare_sb[RAID_MAX_SPARES];
+  enum spare_state state[RAID_MAX_SPARES];
+  bool spare_sb_written[RAID_MAX_SPARES];
+  /* md's dev_number slots in use (superblocks of members and spares, and
+   * the freshest role table), so that a new member gets one of its own.
+   */
+  uint8_t slot_used[MDSB_MAX_DEV_LIMIT / 8];
+  bool started;
+};
+
+/* ---- at config time (raid.c, assemble.c) --------------------------- */
+
+/* Before assembly: set up the locks. */
+extern void recovery_init (struct raid_array *a);
+
+/* Whether member m, which holds no md metadata, may be given a new
+ * superblock (a replacement or a spare): libblkid finds no signature on
+ * it (and, with need_zeros, its first and last MiB read as zeros: a
+ * member given in the member list, where a raw member of an array
+ * without metadata would otherwise pass), or force= is given.
+ * Returns 0, or -1 after one nbdkit_error line naming the member and
+ * what it holds (what is "member:" or "spare:"), errno EMEDIUMTYPE if
+ * it holds something.
+ */
+extern int recovery_check_blank (struct member *m, const char *what,
+                                 bool need_zeros);
+
+/* Assembly (assemble.c) found that role r is to be rebuilt: a stale
+ * member re-added, a blank one (new, its superblock in a->meta.sb[r]
+ * built by recovery_new_sb), or one whose superblock records a recovery in
+ * progress.  Call after the array's geometry is made and a->meta is
+ * filled.  The member is not failed from now on; nothing above its
+ * recovery position is read.
+ */
+enum recovery_kind { RECOVERY_READD, RECOVERY_NEW, RECOVERY_RESUME };
+extern void recovery_assembled (struct raid_array *a, unsigned r,
+                                enum recovery_kind kind);
+
+/* A superblock for a member new to the array, from the array's ref:
+ * its own dev_number (a slot no member uses) and device UUID, data_size
+ * from its size.  role is its role, or MDSB_ROLE_SPARE.  Returns 0, or
+ * -1 after nbdkit_error (too small, no slot).
+ */
+extern int recovery_new_sb (struct raid_array *a, const struct mdsb *ref,
+                            const struct member *m, unsigned role,
+                            struct mdsb *sb);
+
+/* Mark dev_number slots in use: every slot of the freshest role table
+ * that is not 0xffff, and each present member's own (assemble.c).
+ */
+extern void recovery_slots_from (struct raid_array *a, const struct mdsb *sb);
+
+/* After assembly: open the spares given with spare= and check them.
+ * Returns 0, or -1 after nbdkit_error ("spare: ...").
+ */
+extern int recovery_config (struct raid_array *a);
+
+/* ---- while serving ---------------------------------------------------- */
+
+/* raid_after_fork: start the spares' backends. */
+extern int recovery_after_fork (struct raid_array *a);
+/* raid_preconnect, before metadata_start: nbdkit -r holds the spares
+ * read-only too.
+ */
+extern void recovery_preconnect (struct raid_array *a, bool readonly);
+/* raid_preconnect, after sync_start: write the spares' superblocks and
+ * start the recovery thread (if anything may be written).  Returns 0,
+ * or -1 after nbdkit_error.
+ */
+extern int recovery_start (struct raid_array *a);
+/* raid_unload, before sync_stop: stop the thread, leaving each member's
+ * recovery position in a->meta for the last superblock update.
+ */
+extern void recovery_stop (struct raid_array *a);
+/* raid_unload, after the members: close the spares. */
+extern void recovery_close (struct raid_array *a);
+
+/* request.c: member i has just failed; a spare may take over. */
+extern void recovery_member_failed (struct raid_array *a, unsigned i);
+
+/* request.c: copies on members that are not in sync where a piece lies
+ * are marked tried, so that no read takes them.
+ */
+extern void recovery_hide (struct raid_array *a, struct plan *pl);
+
+/* Add a member while the array is served, from any thread: the live
+ * control's "add" (mdadm --add).  member is a file, device or NBD URI.
+ * It must be blank (no signature; force= lets any but an md member of
+ * another array through), or hold a superblock of this array (it is
+ * then re-added: rebuilt in full, there is no bitmap).  It becomes a
+ * spare with a superblock of its own, and at once takes over a role
+ * that is failed or missing, if there is one, and is rebuilt.
+ * replace_now: it must take over a failed or missing role now; if no
+ * role is failed or missing it is not added (EBUSY).
+ *
+ * Returns 0 once the member is a spare (the takeover and the rebuild go
+ * on in the background), or -1 with errno set after one nbdkit_error
+ * line: EINVAL (an array without md metadata or copies, or a bad name),
+ * EROFS (nbdkit -r, or not started yet: no client has connected),
+ * ENOSPC (RAID_MAX_SPARES spares already), EEXIST (the member is
+ * already in the array or a spare), EBUSY (replace_now and nothing to
+ * replace), EMEDIUMTYPE (a signature, or a member of another array),
+ * EFBIG (too small), or the errno of opening or writing it.
+ */
+extern int recovery_add (struct raid_array *a, const char *member,
+                         bool replace_now);
+
+/* Hold every client request and every spare takeover out (the quiesce
+ * lock for writing), for a change to a role's member from outside this
+ * file (the control socket's remove); then release.  Nothing when the
+ * array cannot rebuild.
+ */
+extern void recovery_hold (struct raid_array *a);
+extern void recovery_release (struct raid_array *a);
+
+/* Roles whose members are not in sync, as a bitmask. */
+static inline uint32_t
+recovery_unsynced (const struct raid_recovery *rec)
+{
+  return atomic_load_explicit (&rec->unsynced, memory_order_acquire);
+}
+
+/* Whether role r's member holds [offset, offset + length) of the array
+ * in sync (array offsets).
+ */
+static inline bool
+recovery_readable (const struct raid_recovery *rec, unsigned r,
+                   uint64_t offset, uint64_t length)
+{
+  if (!(recovery_unsynced (rec) & (UINT32_C (1) << r)))
+    return true;
+  return offset + length <=
+    atomic_load_explicit (&rec->pos[r], memory_order_acquire);
+}
+
+/* Around every client request (request.c). */
+static inline void
+recovery_enter (struct raid_recovery *rec)
+{
+  if (rec->on)
+    pthread_rwlock_rdlock (&rec->quiesce);
+}
+
+static inline void
+recovery_leave (struct raid_recovery *rec)
+{
+  if (rec->on)
+    pthread_rwlock_unlock (&rec->quiesce);
+}
+
+#endif /* RAID_RECOVERY_H */
