@@ -173,6 +173,22 @@ cmd_control (int argc, char **argv)
       json = true;
       continue;
     }
+    /* add's member is opened by the server, whose working directory
+     * is not ours (nbdkit goes to / when it forks into the background):
+     * a file named by a relative path is sent as its absolute path.
+     * URIs and names that are not files here go as given.
+     */
+    if (i > optind + 1 && strcmp (argv[optind + 1], "add") == 0 &&
+        argv[i][0] != '-' && strstr (argv[i], "://") == NULL &&
+        argv[i][0] != '/') {
+      char *abs = realpath (argv[i], NULL);
+
+      if (abs) {
+        fprintf (fp, " %s", abs);
+        free (abs);
+        continue;
+      }
+    }
     fprintf (fp, "%s%s", i > optind + 1 ? " " : "", argv[i]);
   }
   fputc ('\n', fp);

@@ -455,8 +455,13 @@ scenario_add ()
   fi
   "$RAIDSIM" control "$d/ctl" fail 1 >fail.out 2>&1 ||
     fail "$d" "fail 1: $(cat fail.out)"
-  "$RAIDSIM" control "$d/ctl" add "$d/new.img" >add.out 2>&1 ||
-    fail "$d" "add new.img: $(cat add.out)"
+  # A path relative to the client's directory, not the server's (the
+  # server runs in $d): the client sends it as an absolute path.
+  # Mutant killed: the client sending "../new.img" as given (the server
+  # looks for $tmp/new.img).
+  mkdir -p "$d/sub"
+  (cd "$d/sub" && "$RAIDSIM" control "$d/ctl" add ../new.img) >add.out 2>&1 ||
+    fail "$d" "add ../new.img from $d/sub: $(cat add.out)"
   wait_log "$d" "spare .*new.img takes over role 1" 30
   "$RAIDSIM" control --json "$d/ctl" detail >detail.json 2>&1 ||
     fail "$d" "detail: $(cat detail.json)"
