@@ -307,10 +307,25 @@ resync (struct raid_array *a)
     limit = o != ops ? s->speed_min : s->speed_max;
     ops = o;
     if (rate > limit) {
-      uint64_t need = (uint64_t) ((double) (s->synced - mark_synced)
-                                  / 1024 / limit * 1e9);
-      if (need > elapsed)
-        wait_locked (a, need - elapsed);
+      /* Wait until the rate is down to the limit, in steps of at most
+       * SYNC_RECHECK_NS, looking again each time whether clients are
+       * still busy (md's md_do_sync sleeps and rechecks the same way):
+       * a wait worked out at speed-min while a client ran must not go
+       * on after it has stopped.
+       */
+      for (;;) {
+        uint64_t need = (uint64_t) ((double) (s->synced - mark_synced)
+                                    / 1024 / limit * 1e9);
+
+        elapsed = stats_now_ns () - mark_ns;
+        if (need <= elapsed || s->stop)
+          break;
+        wait_locked (a, need - elapsed < SYNC_RECHECK_NS
+                     ? need - elapsed : SYNC_RECHECK_NS);
+        o = client_ops (a);
+        limit = o != ops ? s->speed_min : s->speed_max;
+        ops = o;
+      }
     }
     else
       wait_locked (a, 0);

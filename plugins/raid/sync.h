@@ -43,6 +43,10 @@
 #define SYNC_REGION (UINT64_C (1) << 20)
 #define SYNC_SPEED_MIN_DEFAULT 1000     /* KiB/s, md's speed_limit_min */
 #define SYNC_SPEED_MAX_DEFAULT 200000   /* KiB/s, md's speed_limit_max */
+/* The longest throttle wait before looking again at whether clients
+ * are busy (md rechecks every 500 ms).
+ */
+#define SYNC_RECHECK_NS UINT64_C (500000000)
 
 struct raid_array;
 
