@@ -732,6 +732,33 @@ do_write (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
   return done;
 }
 
+/* A flush (device.h), after the controller stage: the write buffer is
+ * DRAM, volatile, so every page it holds must be programmed first.  A
+ * partial page (small writes not yet making a page) is programmed as it
+ * is, a whole program for the bytes there are, and the buffer starts a
+ * new page after it.  The flush completes when the last buffered page's
+ * program ends, or at once (the controller's overhead) with no buffer:
+ * without one a write completes only once programmed.  No parameter
+ * beyond the drive's own: the cost is the programs the buffer owes.
+ */
+static raidsim_ns
+do_flush (struct flash *d, raidsim_ns t, raidsim_ns now)
+{
+  raidsim_ns done = t;
+  uint64_t k;
+
+  if (d->nslots == 0)
+    return t;
+  if (d->partial) {
+    k = d->pages_written % d->nslots;
+    d->slot[k] = program_page (d, d->partial, max_ns (t, d->slot[k]), now);
+    d->partial = 0;
+  }
+  for (k = 0; k < d->nslots; ++k)
+    done = max_ns (done, d->slot[k]);
+  return done;
+}
+
 static void
 flash_place (void *dev, unsigned member, uint64_t seed)
 {
@@ -747,7 +774,8 @@ flash_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
   struct flash *d = dev;
   raidsim_ns t = controller_stage (d, now), done;
 
-  done = io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
+  done = io->flush ? do_flush (d, t, now)
+    : io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
     : do_write (d, io, t, now);
   doneq_push (&d->done, io, done);
   return done;
