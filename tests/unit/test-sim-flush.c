@@ -292,9 +292,11 @@ done_at (const struct raidsim_device_ops *ops, void *dev,
  * write (one page) at 0 is acknowledged at O and programmed until
  * O + P; a flush at O completes then, O + P.  A 2 KiB write leaves a
  * partial page, which the flush programs: from 2 O (the flush's
- * overhead) to 2 O + P.  Mutants killed: flush cost ignoring the
- * buffer (2 O); the partial page left in the buffer (2 O); a flush
- * served as a write (a page program without a buffer).
+ * overhead) to 2 O + P.  With power_loss_protection the buffer need
+ * not be written back: the flush is done at 2 O.  Mutants killed:
+ * flush cost ignoring the buffer (2 O); the partial page left in the
+ * buffer (2 O); power_loss_protection ignored (O + P); a flush served
+ * as a write (a page program without a buffer).
  */
 START_TEST (flash_flush_by_hand)
 {
@@ -308,6 +310,12 @@ START_TEST (flash_flush_by_hand)
     "channels", "1", "dies", "1", "page_size", "4K", "read_time", "50us",
     "program_time", "1ms", "channel_rate", "0", "overhead", "10us",
     "cores", "1", "interface_rate", "0", "cache_size", "64K", NULL,
+  };
+  static const char *const plp[] = {
+    "channels", "1", "dies", "1", "page_size", "4K", "read_time", "50us",
+    "program_time", "1ms", "channel_rate", "0", "overhead", "10us",
+    "cores", "1", "interface_rate", "0", "cache_size", "64K",
+    "power_loss_protection", "true", NULL,
   };
   const raidsim_ns O = 10 * US, P = MS;
   struct raidsim_io w, f;
@@ -334,6 +342,15 @@ START_TEST (flash_flush_by_hand)
   ck_assert_uint_eq (done_at (ops, dev, &w), O);
   submit (ops, dev, &f, true, RAIDSIM_WRITE, 0, 0, O);
   ck_assert_uint_eq (done_at (ops, dev, &f), 2 * O + P);
+  ops->destroy (dev);
+  free (p);
+
+  p = model_params (ops, plp);
+  dev = ops->create (p, UINT64_C (1) << 30);
+  submit (ops, dev, &w, false, RAIDSIM_WRITE, 0, 4096, 0);
+  ck_assert_uint_eq (done_at (ops, dev, &w), O);
+  submit (ops, dev, &f, true, RAIDSIM_WRITE, 0, 0, O);
+  ck_assert_uint_eq (done_at (ops, dev, &f), 2 * O);
   ops->destroy (dev);
   free (p);
 }

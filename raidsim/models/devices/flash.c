@@ -149,6 +149,7 @@ struct flash_params {
   uint64_t max_programs;
   uint64_t write_rate;
   uint64_t gc_interval;
+  bool power_loss_protection;
 };
 
 /* Write-buffer slots at most (32 MiB of timestamps). */
@@ -235,6 +236,13 @@ static const struct raidsim_param flash_params[] = {
     "at each pause the drive moves the pages it owes for them, "
     "write_amplification - 1 per host page, each a read and a program, "
     "before more host data.  0: collection is spread over every page." },
+  { .name = "power_loss_protection", .type = RAIDSIM_PT_BOOL,
+    .offset = P (power_loss_protection), .def = "false",
+    .help = "The write buffer is protected against power loss "
+    "(capacitors), as data sheets say of enterprise drives: a flush has "
+    "nothing to write back and completes after the controller's "
+    "overhead.  false: the buffer is volatile and a flush waits for "
+    "every buffered page's program." },
   RAIDSIM_PARAM_END,
 };
 #undef P
@@ -732,8 +740,10 @@ do_write (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
   return done;
 }
 
-/* A flush (device.h), after the controller stage: the write buffer is
- * DRAM, volatile, so every page it holds must be programmed first.  A
+/* A flush (device.h), after the controller stage.  A write buffer
+ * protected against power loss holds nothing that could be lost, and
+ * the flush is done.  A volatile one's every page must be programmed
+ * first.  A
  * partial page (small writes not yet making a page) is programmed as it
  * is, a whole program for the bytes there are, and the buffer starts a
  * new page after it.  The flush completes when the last buffered page's
@@ -747,7 +757,7 @@ do_flush (struct flash *d, raidsim_ns t, raidsim_ns now)
   raidsim_ns done = t;
   uint64_t k;
 
-  if (d->nslots == 0)
+  if (d->nslots == 0 || d->p.power_loss_protection)
     return t;
   if (d->partial) {
     k = d->pages_written % d->nslots;
