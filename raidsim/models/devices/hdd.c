@@ -134,8 +134,11 @@
  * mechanism is idle with no command waiting for it, no write waiting
  * for cache room and nothing cached.  While one waits the cached writes
  * are destaged at once, without destage_delay, in competition with the
- * host commands queued before it, by the usual choice of shortest
- * positioning time.  Its cost is thus the drive's own: its overhead,
+ * host commands queued, by the usual choice of shortest positioning
+ * time.  Commands that arrive while it waits are served too and delay
+ * it (libata would hold them back until the flush is done; the threads
+ * of a fio job issue none while their flush is in flight).  Its cost is
+ * thus the drive's own: its overhead,
  * plus with write_cache on the media time of what the cache held; with
  * the write cache off, the overhead and the wait for the queue.
  *
