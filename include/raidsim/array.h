@@ -91,6 +91,15 @@ extern int raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
                                 uint64_t offset, uint64_t len,
                                 raidsim_member_fn fn, void *opaque);
 
+/* A flush of the array: fn once per member that is not failed, in
+ * member order, with a command of length 0 at offset 0 (the caller
+ * sends it as a flush, io->flush).  Returns 0 or fn's first non-zero
+ * value.  Flush commands are not pending for the read policies: do not
+ * call raidsim_array_cmd_done for them.
+ */
+extern int raidsim_array_flush (struct raidsim_array *a, raidsim_member_fn fn,
+                                void *opaque);
+
 /* A command that the background stream (background.h) sends: it
  * counts as pending, as md counts sync I/O in a member's nr_pending,
  * but does not move the member's head (md moves it only for reads it

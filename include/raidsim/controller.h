@@ -43,8 +43,12 @@
 #include "raidsim/io.h"
 #include "raidsim/param.h"
 
-/* Bump when struct raidsim_controller_ops or the calling rules change. */
-#define RAIDSIM_CONTROLLER_OPS_VERSION 2
+/* Bump when struct raidsim_controller_ops or the calling rules change.
+ * 3: submit may be given a flush (io->flush, device.h): a command with
+ *    no data, which the controller never acknowledges from a cache; it
+ *    goes submit -> ISSUE -> member_done -> COMPLETE like a read.
+ */
+#define RAIDSIM_CONTROLLER_OPS_VERSION 3
 
 enum raidsim_ctl_out {
   RAIDSIM_CTL_ISSUE,

@@ -40,6 +40,17 @@ caller may remember it rather than ask again (the simulator does).
  * returns RAIDSIM_NEVER there and fixes the time later; drivers that
  * rely on next () and reap () work with both kinds.
  *
+ * Flushes (version 6).  submit may be given a flush: an io with
+ * io->flush set, no data (len 0) and dir RAIDSIM_WRITE, as a block
+ * layer sends an empty REQ_PREFLUSH bio (NVMe Flush, ATA FLUSH CACHE
+ * EXT, SCSI SYNCHRONIZE CACHE).  It completes, through next () and
+ * reap () like any io, once every write the device acknowledged before
+ * the flush arrived is on stable media: a model with a volatile write
+ * cache (the flash model's write buffer, an hdd with write_cache on)
+ * writes back what it holds and completes the flush after that; one
+ * without completes it at its command cost.  What a flush costs is the
+ * model's own (each model's comment says how, from which parameters).
+ *
  * Models are looked up by name in a registry (models.c) and configured
  * from a [device] section through their parameter table.  The ops
  * struct carries a version number, as fio's ioengine_ops does: a model
@@ -61,8 +72,9 @@ caller may remember it rather than ask again (the simulator does).
  * 4: place also gives the run's seed.
  * 5: submit (or a later reap) may set io->started, when the io starts
  *    being served; left at RAIDSIM_NEVER, the driver estimates it.
+ * 6: submit may be given a flush (io->flush, above).
  */
-#define RAIDSIM_DEVICE_OPS_VERSION 5
+#define RAIDSIM_DEVICE_OPS_VERSION 6
 
 struct raidsim_device_ops {
   int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */

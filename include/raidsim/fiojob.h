@@ -13,7 +13,7 @@
  *     have no effect, and are listed once in jf->noted so that `raidsim
  *     run` can say so;
  *   - refused: options whose timing a block-device model cannot honour
- *     (fsync: the models have no flush), or that raidsim does not model
+ *     (sync=1: the models have no durable write), or that raidsim does not model
  *     yet.  Loading fails with "FILE:LINE: OPTION: why".
  *
  * An option that is neither is an error too, never silently ignored,
@@ -64,6 +64,8 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_EXITALL, RAIDSIM_FIO_EXIT_WHAT,
   RAIDSIM_FIO_READ_IOLOG, RAIDSIM_FIO_REPLAY_NO_STALL,
   RAIDSIM_FIO_REPLAY_TIME_SCALE,
+  RAIDSIM_FIO_FSYNC, RAIDSIM_FIO_FDATASYNC, RAIDSIM_FIO_END_FSYNC,
+  RAIDSIM_FIO_FSYNC_ON_CLOSE,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -170,6 +172,8 @@ struct raidsim_job {
   bool new_group;               /* starts a new reporting group */
   bool exitall;                 /* this section had exitall */
   int exit_what;                /* enum raidsim_exit_what */
+  uint64_t fsync, fdatasync;    /* a flush after every N writes; 0: none */
+  bool end_fsync, fsync_on_close; /* a flush when the thread ends */
   unsigned report_group;        /* fio's groupid: new at each new_group or
                                  * stonewall (raidsim_jobfile_load) */
   char wait_for[RAIDSIM_STR_MAX]; /* start when that job is done */

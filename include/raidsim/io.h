@@ -10,6 +10,7 @@
 #ifndef RAIDSIM_IO_H
 #define RAIDSIM_IO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "raidsim/engine.h"
@@ -26,6 +27,11 @@ struct raidsim_io {
   unsigned member;              /* member index in the array */
   uint64_t offset;              /* byte offset on the member */
   uint64_t len;                 /* bytes */
+  /* A flush (device.h, version 6): no data (len 0, offset 0, dir
+   * RAIDSIM_WRITE); it completes once every write the member completed
+   * before it was sent is on stable media.
+   */
+  bool flush;
 
   /* Owned by the model that currently holds the io, from submit until
    * the io is handed back; undefined afterwards.  Enough for a model to

@@ -95,6 +95,11 @@ struct raidsim_job_result {
   raidsim_ns start;             /* its start + ramp_time: counting starts */
   raidsim_ns end;               /* last counted completion */
   struct raidsim_dir_result dir[RAIDSIM_NDIRS];
+  /* Flushes (fsync, fdatasync): count and latency, from the thread
+   * issuing one to its last member's completion (bytes stays 0).  Not
+   * in the stages.
+   */
+  struct raidsim_dir_result flush;
   /* Both directions' measured requests, ns (enum raidsim_stage). */
   struct raid_histogram stage[RAIDSIM_NSTAGES];
 };
@@ -107,6 +112,7 @@ struct raidsim_member_result {
   raidsim_ns busy;               /* time with >= 1 command at the device */
   unsigned __int128 queue_area;  /* integral of commands at the device, ns */
   unsigned max_queue;
+  uint64_t flushes;              /* flush commands that reached the device */
 };
 
 struct raidsim_sim;

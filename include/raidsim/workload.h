@@ -119,7 +119,26 @@ struct raidsim_hostreq {
   bool measured;                /* issued at or after ramp_time */
   raidsim_ns due;               /* when the thread wanted to issue it:
                                  * a replayed trace's time, else now */
+  /* A flush of the array (raidsim_hostreq_flush): the driver sends one
+   * to every live member (raidsim_array_flush), and the thread issues
+   * nothing else until it completes.  dir, offset and len are then
+   * RAIDSIM_WRITE, 0 and 0.
+   */
+  bool flush;
 };
+
+/* Make req a flush, measured or not.  Any source of host requests (a
+ * job's worker, a trace's sync entries) asks for a flush this way.
+ */
+static inline void
+raidsim_hostreq_flush (struct raidsim_hostreq *req, bool measured)
+{
+  req->dir = RAIDSIM_WRITE;
+  req->offset = 0;
+  req->len = 0;
+  req->measured = measured;
+  req->flush = true;
+}
 
 /* One direction's state in a job of several block sizes. */
 struct raidsim_worker_dir {
@@ -193,6 +212,12 @@ struct raidsim_worker {
   const struct raidsim_trace *trace;
   size_t tnext;
   uint64_t tscale;              /* replay_time_scale, percent */
+  /* fsync, fdatasync: writes issued so far, the ramp's too (fio's
+   * io_issues), and whether the next request is a flush; end_fsync.
+   */
+  uint64_t writes;
+  bool flush_due;
+  bool end_flushed;
 
   /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
   bool variable;
@@ -232,9 +257,20 @@ extern raidsim_ns raidsim_worker_ready (struct raidsim_worker *w,
                                         raidsim_ns now, unsigned inflight);
 
 /* The thread's next request at time now, or false if it has stopped
- * issuing (and will not start again).
+ * issuing (and will not start again).  With fsync or fdatasync, the
+ * request after every Nth write is a flush (req->flush), as fio's
+ * get_rw_ddir chooses DDIR_SYNC after the write that makes io_issues a
+ * multiple of N; the thread's stopping rules are checked first, as
+ * fio's do_io loop checks them before it gets the next io_u.
  */
 extern bool raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
                                  struct raidsim_hostreq *req);
+
+/* Once the thread has stopped and its I/O has completed: true, once,
+ * with req a flush (not measured) if its job asks for one then
+ * (end_fsync, fsync_on_close) and writes, as fio's do_io ends.
+ */
+extern bool raidsim_worker_end_flush (struct raidsim_worker *w,
+                                      struct raidsim_hostreq *req);
 
 #endif /* RAIDSIM_WORKLOAD_H */

@@ -311,6 +311,30 @@ const struct raidsim_param raidsim_fio_params[] = {
     .max = 1000000, .unit = "%",
     .help = "The trace's rate in percent: 200 replays it twice as fast "
     "(every time halved), 50 at half speed, as fio's option." },
+  { .name = "fsync", .type = RAIDSIM_PT_FIO_INT, .offset = J (fsync),
+    .def = "0", .min = 0, .unit = "writes",
+    .help = "After every fsync writes a thread issues, it issues a flush "
+    "of the array (to every live member), as fio 3.33's get_rw_ddir "
+    "does: the count is of writes issued (io_issues), the flush comes "
+    "right after the write that makes the count a multiple, it takes "
+    "one of the thread's iodepth slots, and the thread issues nothing "
+    "else until it completes (fio's libaio and sync engines run fsync "
+    "synchronously; writes already in flight are not waited for).  "
+    "Reported as `flush` lines.  0: none." },
+  { .name = "fdatasync", .type = RAIDSIM_PT_FIO_INT,
+    .offset = J (fdatasync), .def = "0", .min = 0, .unit = "writes",
+    .help = "As fsync: on a block device fdatasync is the same flush.  "
+    "With both, a flush comes when either count is reached." },
+  { .name = "end_fsync", .type = RAIDSIM_PT_BOOL, .offset = J (end_fsync),
+    .def = "0",
+    .help = "A flag: a thread of a job that writes issues one flush once "
+    "it has stopped and its I/O has completed, and finishes when the "
+    "flush has (fio's do_io end).  Like fio, this flush is not in the "
+    "job's figures, but the time it takes is in the run's." },
+  { .name = "fsync_on_close", .type = RAIDSIM_PT_BOOL,
+    .offset = J (fsync_on_close), .def = "0",
+    .help = "As end_fsync: the job's one file (the array) is closed once, "
+    "at its end.  With end_fsync too, one flush." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -792,9 +816,10 @@ static const struct {
     "with profile=, and that is refused" },
   [W_IGNORED] = { "Deprecated and ignored by fio",
     "deprecated; fio 3.33 ignores it too" },
-  [W_FLUSH] = { "Flushes and synchronous writes",
-    "flushes or synchronous writes, and the device and controller models "
-    "have no flush operation (include/raidsim/device.h)" },
+  [W_FLUSH] = { "Synchronous writes",
+    "synchronous or forced-unit-access writes (O_SYNC, FUA) or "
+    "sync_file_range, and the models have flushes (fsync, fdatasync) "
+    "but no durable write and no page cache" },
   [W_TRIM] = { "Trims",
     "trims (discards), and the device models have no trim operation" },
   [W_SCSI] = { "Other commands",
@@ -996,9 +1021,11 @@ static const struct fio_other others[] = {
   { "verifysort", W_IGNORED, NULL }, { "verifysort_nr", W_IGNORED, NULL },
   { "flow_watermark", W_IGNORED, NULL },
 
-  { "fsync", W_FLUSH, "0" }, { "fdatasync", W_FLUSH, "0" },
-  { "end_fsync", W_FLUSH, "0" }, { "fsync_on_close", W_FLUSH, "0" },
-  { "write_barrier", W_FLUSH, "0" }, { "sync_file_range", W_FLUSH, NULL },
+  /* fio makes a barrier write only with an engine flagged FIO_BARRIER
+   * (libpmem alone in 3.33, io_u.c set_rw_ddir), so for the engines
+   * that do block I/O it changes nothing.
+   */
+  { "write_barrier", W_ENGINE, NULL }, { "sync_file_range", W_FLUSH, NULL },
   { "sync", W_FLUSH, "0|none" },
 
   { "zonecapacity", W_ZONED, NULL }, { "max_open_zones", W_ZONED, NULL },

@@ -372,3 +372,29 @@ raidsim_array_cmd_done (struct raidsim_array *a,
 {
   raid_load_done (&a->reads.member[cmd->member]);
 }
+
+/* A flush goes to every member that is not failed, members being
+ * rebuilt included: md sends an empty REQ_PREFLUSH bio to each rdev
+ * with a raid_disk that is not Faulty (md.c, submit_flushes), whatever
+ * the level (raid0, raid1 and raid10 all hand a flush to
+ * md_flush_request).  It does not count as pending for the read
+ * policies: it moves no head and md's nr_pending of a flush is dropped
+ * before the read balance could see it.
+ */
+int
+raidsim_array_flush (struct raidsim_array *a, raidsim_member_fn fn,
+                     void *opaque)
+{
+  unsigned i;
+  int r;
+
+  for (i = 0; i < a->nmembers; ++i) {
+    struct raidsim_member_cmd mc = { i, 0, 0 };
+
+    if (is_failed (a, i))
+      continue;
+    if ((r = fn (&mc, opaque)) != 0)
+      return r;
+  }
+  return 0;
+}

@@ -66,6 +66,7 @@ struct thread {
   struct raidsim_worker w;
   struct raidsim_job_result *res;
   unsigned inflight;
+  bool flushing;                /* a flush in flight: issue nothing */
   bool finished;                /* stopped issuing, nothing in flight */
   /* For a job that paces itself (rate, thinktime, startdelay): when to
    * try again to issue.
@@ -252,7 +253,11 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   m->queue++;
   if (m->queue > m->res.max_queue && now >= s->window_start)
     m->res.max_queue = m->queue;
-  if (now >= s->window_start) {
+  if (c->io.flush) {
+    if (now >= s->window_start)
+      m->res.flushes++;
+  }
+  else if (now >= s->window_start) {
     m->res.ios[c->io.dir]++;
     m->res.bytes[c->io.dir] += c->io.len;
     if (c->bg) {
@@ -261,7 +266,7 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     }
   }
   /* The stream's idle test looks at the host's I/O at each member. */
-  if (s->bg && !c->bg)
+  if (s->bg && !c->bg && !c->io.flush)
     raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
   c->t_dev = now;
   c->io.started = RAIDSIM_NEVER;
@@ -291,14 +296,16 @@ transit_push (struct raidsim_sim *s, struct sim_member *m, struct cmd *c,
   q->tail = c;
 }
 
-/* The controller issued c: move a write's data to the member first. */
+/* The controller issued c: move a write's data to the member first (a
+ * flush has none: the command itself is not modelled on the links).
+ */
 static void
 cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 {
   struct sim_member *m = &s->m[c->io.member];
 
   c->t_issue = now;
-  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0)
+  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0 && !c->io.flush)
     transit_push (s, m, c, now);
   else
     dev_submit (s, c, now);
@@ -381,7 +388,16 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
 {
   struct thread *t = h->thr;
 
-  if (h->req.measured) {
+  if (h->req.flush) {
+    t->flushing = false;
+    if (h->req.measured) {
+      t->res->flush.ios++;
+      raid_hist_record (&t->res->flush.lat, now - h->issued);
+      if (now > t->res->end)
+        t->res->end = now;
+    }
+  }
+  else if (h->req.measured) {
     struct raidsim_dir_result *d = &t->res->dir[h->req.dir];
 
     record_stages (t->res, h, c, now);
@@ -412,7 +428,8 @@ cmd_complete (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct hreq *h = c->parent;
   struct raidsim_member_cmd mc = { c->io.member, c->io.offset, c->io.len };
 
-  raidsim_array_cmd_done (s->array, &mc);
+  if (!c->io.flush)
+    raidsim_array_cmd_done (s->array, &mc);
   c->free_next = s->free_cmds;
   s->free_cmds = c;
   if (c->acked)
@@ -579,6 +596,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   c->bg = false;
   c->acked = false;
   c->io.dir = ctx->h->req.dir;
+  c->io.flush = ctx->h->req.flush;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -688,6 +706,7 @@ bg_send (void *opaque, enum raidsim_dir dir,
   c->bg = true;
   c->acked = false;
   c->io.dir = dir;
+  c->io.flush = false;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -727,7 +746,7 @@ bg_wake_fire (struct raidsim_engine *e, struct raidsim_event *ev)
 static void
 issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
 {
-  while (t->inflight < t->w.job->iodepth) {
+  while (t->inflight < t->w.job->iodepth && !t->flushing) {
     struct hreq *h = s->free_hreqs;
     struct split_ctx ctx = { s, h, now };
     raidsim_ns at = t->w.timed ? raidsim_worker_ready (&t->w, now,
@@ -746,9 +765,12 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
     if (h == NULL)
       abort ();
     if (!raidsim_worker_next (&t->w, now, &h->req)) {
-      if (t->inflight == 0 && !t->finished)
+      if (t->inflight > 0 || t->finished)
+        return;
+      if (!raidsim_worker_end_flush (&t->w, &h->req)) {
         thread_finished (s, t, now);
-      return;
+        return;
+      }
     }
     s->free_hreqs = h->free_next;
     h->thr = t;
@@ -757,8 +779,18 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
     h->issued = now;
     h->pending = 0;
     t->inflight++;
-    if (raidsim_array_split (s->array, h->req.dir, h->req.offset,
-                             h->req.len, send_cmd, &ctx) != 0) {
+    if (h->req.flush) {
+      t->flushing = true;
+      if (raidsim_array_flush (s->array, send_cmd, &ctx) != 0) {
+        fprintf (stderr, "raidsim: internal error: %s\n", raidsim_error ());
+        abort ();
+      }
+      /* Every member failed: nothing to wait for. */
+      if (h->pending == 0)
+        host_done (s, h, NULL, now);
+    }
+    else if (raidsim_array_split (s->array, h->req.dir, h->req.offset,
+                                  h->req.len, send_cmd, &ctx) != 0) {
       fprintf (stderr, "raidsim: internal error: %s\n", raidsim_error ());
       abort ();
     }
@@ -1006,6 +1038,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
       raid_hist_init (&s->jobs[j].dir[i].lat);
     for (i = 0; i < RAIDSIM_NSTAGES; ++i)
       raid_hist_init (&s->jobs[j].stage[i]);
+    raid_hist_init (&s->jobs[j].flush.lat);
     for (i = 0; i < job->numjobs; ++i, ++k) {
       struct raidsim_region r;
 

@@ -770,6 +770,12 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     w->stopped = true;
     return false;
   }
+  if (w->flush_due) {
+    w->flush_due = false;
+    raidsim_hostreq_flush (req, req->measured);
+    return true;
+  }
+  req->flush = false;
 
   if (w->general) {
     if (!next_general (w, req)) {
@@ -798,5 +804,24 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     w->ios++;
   if (w->timed)
     paced (w, req->dir, req->len);
+  if (req->dir == RAIDSIM_WRITE && (j->fsync || j->fdatasync)) {
+    w->writes++;
+    w->flush_due = (j->fsync && w->writes % j->fsync == 0) ||
+      (j->fdatasync && w->writes % j->fdatasync == 0);
+  }
+  return true;
+}
+
+bool
+raidsim_worker_end_flush (struct raidsim_worker *w,
+                          struct raidsim_hostreq *req)
+{
+  const struct raidsim_job *j = w->job;
+
+  if (w->end_flushed || !(j->end_fsync || j->fsync_on_close) ||
+      !uses_dir (j, RAIDSIM_WRITE))
+    return false;
+  w->end_flushed = true;
+  raidsim_hostreq_flush (req, false);
   return true;
 }

@@ -29,6 +29,28 @@ static const double percentiles[] = {
 
 static const char *const dir_names[] = { "read", "write" };
 
+/* Whether a job's flushes are reported: it asks for them as it runs
+ * (fsync, fdatasync), or some were counted.  Jobs without them keep
+ * their output as it was.
+ */
+static bool
+shows_flush (const struct raidsim_job_result *r)
+{
+  return r->job->fsync || r->job->fdatasync || r->flush.ios > 0;
+}
+
+/* Whether any member had a flush, for the members' figures. */
+static bool
+any_member_flush (const struct raidsim_sim *s)
+{
+  unsigned i;
+
+  for (i = 0; i < raidsim_sim_nmembers (s); ++i)
+    if (raidsim_sim_member (s, i)->flushes)
+      return true;
+  return false;
+}
+
 static raidsim_ns
 elapsed (const struct raidsim_job_result *r)
 {
@@ -242,6 +264,14 @@ job_object (const struct raidsim_job_result *r)
   json_object_object_add (o, "job_runtime",
                           juint (elapsed (r) / RAIDSIM_NS_PER_MS));
   json_object_object_add (o, "stages", stages_object (r));
+  /* fio's "sync" object: its flushes' count and latency. */
+  if (shows_flush (r)) {
+    json_object *sy = json_object_new_object ();
+
+    json_object_object_add (sy, "total_ios", juint (r->flush.ios));
+    json_object_object_add (sy, "lat_ns", lat_object (&r->flush.lat, true));
+    json_object_object_add (o, "sync", sy);
+  }
   return o;
 }
 
@@ -296,6 +326,7 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   raidsim_ns w0, w1;
   unsigned i;
   char buf[64];
+  bool flushes = any_member_flush (s);
 
   raidsim_sim_window (s, &w0, &w1);
   json_object_object_add (root, "raidsim version",
@@ -355,6 +386,8 @@ report_json (FILE *fp, const struct raidsim_sim *s)
       json_object_object_add (d, "sync_write_bytes",
                               juint (m->bg_bytes[RAIDSIM_WRITE]));
     }
+    if (flushes)
+      json_object_object_add (d, "flushes", juint (m->flushes));
     json_object_object_add (d, "util",
                             jdouble (span ? 100.0 * m->busy / span : 0));
     json_object_object_add (d, "avg_queue",
@@ -676,6 +709,20 @@ report_table (FILE *fp, const struct raidsim_sim *s)
                raid_hist_percentile (h, 99) / 1e3,
                raid_hist_max (h) / 1e3);
     }
+    /* fio's "sync (usec)" lines: how many flushes, and their latency. */
+    if (shows_flush (r)) {
+      const struct raid_histogram *h = &r->flush.lat;
+
+      fprintf (fp, "  flush %" PRIu64 " flushes\n", r->flush.ios);
+      if (r->flush.ios)
+        fprintf (fp, "        latency us: min %.3f, mean %.3f, p50 %.3f, "
+                 "p95 %.3f, p99 %.3f, max %.3f\n",
+                 raid_hist_min (h) / 1e3, raid_hist_mean (h) / 1e3,
+                 raid_hist_percentile (h, 50) / 1e3,
+                 raid_hist_percentile (h, 95) / 1e3,
+                 raid_hist_percentile (h, 99) / 1e3,
+                 raid_hist_max (h) / 1e3);
+    }
     table_stages (fp, r);
   }
 
@@ -683,6 +730,8 @@ report_table (FILE *fp, const struct raidsim_sim *s)
            "write-ios", "util%", "avg-queue", "max-queue");
   if (sync)
     fprintf (fp, " %10s %11s", "sync-reads", "sync-writes");
+  if (any_member_flush (s))
+    fprintf (fp, " %10s", "flushes");
   fprintf (fp, "  %s\n", "device");
   for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
     const struct raidsim_member_result *m = raidsim_sim_member (s, i);
@@ -695,6 +744,8 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     if (sync)
       fprintf (fp, " %10" PRIu64 " %11" PRIu64, m->bg_ios[RAIDSIM_READ],
                m->bg_ios[RAIDSIM_WRITE]);
+    if (any_member_flush (s))
+      fprintf (fp, " %10" PRIu64, m->flushes);
     fprintf (fp, "  %s%s\n", ac->devices[i]->path,
              ac->failed_mask & (UINT32_C (1) << i) ? " (failed)"
              : ac->rebuild_mask & (UINT32_C (1) << i) ? " (rebuilt)" : "");

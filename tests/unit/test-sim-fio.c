@@ -217,10 +217,10 @@ START_TEST (noted_options_listed_once)
   jf = load_text ("[global]\nioengine=libaio\ndirect=1\nthread\n"
                   "group_reporting\n"
                   "[a]\nfilename=/dev/sdb\ndirect=1\nwrite_bw_log=a\n"
-                  "iomem=malloc\nfsync=0\n"
+                  "iomem=malloc\nsync=0\n"
                   "[b]\nioengine=io_uring\nverify=md5\nmem=malloc\n");
   ck_assert_str_eq (jf->noted, "ioengine, direct, thread, group_reporting, "
-                    "filename, write_bw_log, iomem, fsync, verify");
+                    "filename, write_bw_log, iomem, sync, verify");
   fp = open_memstream (&buf, &len);
   raidsim_jobfile_print_noted (fp, "raidsim run", jf);
   fclose (fp);
@@ -269,22 +269,24 @@ START_TEST (noted_options_change_nothing)
 END_TEST
 
 /* Refusals name the file, the line and the option, with the reason.
- * Options that ask for nothing (fsync=0, sync=none, nrfiles=1) are
- * noted instead.  Mutants killed: the harmless values refused; fsync=1
+ * Options that ask for nothing (sync=0, sync=none, nrfiles=1) are
+ * noted instead.  Mutants killed: the harmless values refused; sync=1
  * accepted; the line of [global] blamed for a job's option.
  */
 START_TEST (refusals_name_option_and_reason)
 {
   struct raidsim_jobfile *jf;
 
-  expect_refusal ("[global]\nbs=4k\n[j]\nrw=randwrite\nfsync=1\n", 5,
-                  "fsync=1: refused: flushes or synchronous writes, and the "
-                  "device and controller models have no flush operation "
-                  "(include/raidsim/device.h)");
+  expect_refusal ("[global]\nbs=4k\n[j]\nrw=randwrite\nsync=1\n", 5,
+                  "sync=1: refused: synchronous or forced-unit-access writes "
+                  "(O_SYNC, FUA) or sync_file_range, and the models have "
+                  "flushes (fsync, fdatasync) but no durable write and no "
+                  "page cache");
   expect_refusal ("[j]\nsync=dsync\n", 2,
-                  "sync=dsync: refused: flushes or synchronous writes, and "
-                  "the device and controller models have no flush operation "
-                  "(include/raidsim/device.h)");
+                  "sync=dsync: refused: synchronous or forced-unit-access "
+                  "writes (O_SYNC, FUA) or sync_file_range, and the models "
+                  "have flushes (fsync, fdatasync) but no durable write and "
+                  "no page cache");
   expect_refusal ("[j]\nrw=randtrim\n", 2,
                   "rw=randtrim: refused: trims (discards), and the device "
                   "models have no trim operation");
@@ -304,8 +306,9 @@ START_TEST (refusals_name_option_and_reason)
                   "replay_skip=read: refused: a trace replay option "
                   "raidsim does not model (it models read_iolog, "
                   "replay_no_stall and replay_time_scale)");
-  jf = load_text ("[j]\nfsync=0\nsync=none\nnrfiles=1\nverify_only=0\n");
-  ck_assert_str_eq (jf->noted, "fsync, sync, nrfiles, verify_only");
+  jf = load_text ("[j]\nwrite_barrier=8\nsync=none\nnrfiles=1\n"
+                  "verify_only=0\n");
+  ck_assert_str_eq (jf->noted, "write_barrier, sync, nrfiles, verify_only");
   raidsim_jobfile_free (jf);
 }
 END_TEST

@@ -49,6 +49,16 @@
  *    overwrites are not merged: both would need an index of the cached
  *    ranges, and the published figures this model is for are of
  *    streaming and random writes, where neither happens much.
+ *
+ * Flushes (interface version 3) pay the overhead, take a command slot
+ * and are coalesced like any command, and are never cached.  With a
+ * cache, whose contents are taken to be volatile (Intel RST's volume
+ * write-back cache is host memory), a flush first waits until the
+ * cache holds no acknowledged write, for any member: watermark
+ * flushing then writes out every waiting write at once.  Writes that
+ * arrive meanwhile and are cached delay it too (the cache keeps no
+ * generations); fio's threads issue nothing while their own flush is
+ * in flight.
  */
 
 #include <stdbool.h>
@@ -182,6 +192,7 @@ struct generic {
   struct raidsim_ioq copy_q;     /* io->done: when its copy ends */
   raidsim_ns copy_free;          /* when the copier is free */
   struct raidsim_ioq dirty;      /* watermark: acknowledged, not issued */
+  struct raidsim_ioq flush_wait; /* flushes waiting for the cache */
   uint64_t dirty_bytes;
   struct ctl_member m[];
 };
@@ -208,6 +219,7 @@ generic_create (const void *params, unsigned nmembers)
   raidsim_ioq_init (&c->cache_wait);
   raidsim_ioq_init (&c->dirty);
   raidsim_ioq_init (&c->copy_q);
+  raidsim_ioq_init (&c->flush_wait);
   for (i = 0; i < nmembers; ++i) {
     raidsim_ioq_init (&c->m[i].waiting);
     raidsim_ioq_init (&c->m[i].v.held);
@@ -311,7 +323,14 @@ cache_take (struct generic *c, struct raidsim_io *io, raidsim_ns now)
 static void
 cache_or_admit (struct generic *c, struct raidsim_io *io, raidsim_ns now)
 {
-  if (c->p.cache_size == 0 || io->dir != RAIDSIM_WRITE)
+  if (io->flush && c->cached > 0) {
+    raidsim_ioq_push (&c->flush_wait, io);
+    while ((io = raidsim_ioq_pop (&c->dirty)) != NULL) {
+      c->dirty_bytes -= io->len;
+      admit (c, io, now);
+    }
+  }
+  else if (c->p.cache_size == 0 || io->dir != RAIDSIM_WRITE || io->flush)
     admit (c, io, now);
   else if (c->cache_wait.head == NULL && cache_has_room (c, io))
     cache_take (c, io, now);
@@ -372,6 +391,9 @@ generic_member_done (void *cv, struct raidsim_io *io, raidsim_ns now)
     c->cached--;
     c->cached_bytes -= io->len;
     emit (c, io, RAIDSIM_CTL_COMPLETE, now);
+    if (c->cached == 0)
+      while ((w = raidsim_ioq_pop (&c->flush_wait)) != NULL)
+        admit (c, w, now);
     while ((w = c->cache_wait.head) != NULL && cache_has_room (c, w)) {
       raidsim_ioq_pop (&c->cache_wait);
       cache_take (c, w, now);
@@ -456,7 +478,7 @@ generic_reap (void *cv, raidsim_ns now, enum raidsim_ctl_out *what)
    * output queue, which is now.
    */
   if (*what == RAIDSIM_CTL_ACK) {
-    if (c->p.cache_flush == FLUSH_IMMEDIATE)
+    if (c->p.cache_flush == FLUSH_IMMEDIATE || c->flush_wait.head)
       admit (c, io, now);
     else {
       raidsim_ioq_push (&c->dirty, io);

@@ -13,6 +13,11 @@
  * (O(log P) per request), and requests in flight in a list sorted by
  * completion time; with a single latency, completions come in arrival
  * order and every insert is at the tail.
+ *
+ * A flush (device.h) is served like any request, for flush_latency: the
+ * device has no volatile cache (a write is on the media when it
+ * completes), so a flush has nothing to write back and costs only what
+ * the parameter says, the command's own time.
  */
 
 #include <stdbool.h>
@@ -27,6 +32,7 @@ struct fixed_params {
   uint64_t latency;             /* ns, reads */
   uint64_t write_latency;       /* ns, 0: same as latency */
   uint64_t parallelism;
+  uint64_t flush_latency;       /* ns */
 };
 
 #define MAX_PARALLELISM 65536
@@ -47,6 +53,12 @@ static const struct raidsim_param fixed_params[] = {
     .def = "1", .min = 1, .max = MAX_PARALLELISM, .unit = "requests",
     .help = "Requests the device serves at the same time (internal "
     "channels, dies or heads); more wait in arrival order." },
+  { .name = "flush_latency", .type = RAIDSIM_PT_TIME,
+    .offset = offsetof (struct fixed_params, flush_latency),
+    .def = "0", .min = 0, .max = 10 * RAIDSIM_NS_PER_S,
+    .help = "Service time of a flush.  The device has no volatile cache, "
+    "so this is the command's whole cost; 0: a flush completes as soon "
+    "as a server takes it." },
   RAIDSIM_PARAM_END,
 };
 
@@ -126,7 +138,8 @@ fixed_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
   struct fixed *d = dev;
   raidsim_ns start, service;
 
-  service = io->dir == RAIDSIM_WRITE ? d->p.write_latency : d->p.latency;
+  service = io->flush ? d->p.flush_latency
+    : io->dir == RAIDSIM_WRITE ? d->p.write_latency : d->p.latency;
   start = d->free_at[0] > now ? d->free_at[0] : now;
   replace_root (d->free_at, d->p.parallelism, start + service);
   io->started = start;

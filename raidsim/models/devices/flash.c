@@ -164,6 +164,7 @@ struct flash_params {
   uint64_t write_rate;
   uint64_t gc_interval;
   uint64_t random_write_amplification; /* thousandths */
+  bool power_loss_protection;
 };
 
 /* Write-buffer slots at most (32 MiB of timestamps). */
@@ -258,6 +259,13 @@ static const struct raidsim_param flash_params[] = {
     "such a page costs its die this many program times plus one read "
     "time fewer, or the used state's cost if that is higher.  1: random "
     "and sequential writes cost the same." },
+  { .name = "power_loss_protection", .type = RAIDSIM_PT_BOOL,
+    .offset = P (power_loss_protection), .def = "false",
+    .help = "The write buffer is protected against power loss "
+    "(capacitors), as data sheets say of enterprise drives: a flush has "
+    "nothing to write back and completes after the controller's "
+    "overhead.  false: the buffer is volatile and a flush waits for "
+    "every buffered page's program." },
   RAIDSIM_PARAM_END,
 };
 #undef P
@@ -286,6 +294,8 @@ struct flash {
   unsigned die_mask, ch_mask;   /* 0: not a power of two */
   raidsim_ns program_cost;      /* die time per page the host writes */
   raidsim_ns random_cost;       /* the same, for a random write's pages */
+  raidsim_ns partial_cost;      /* the cost of the last write with bytes
+                                 * in the buffer's partial page */
   uint64_t next_write;          /* where the previous write ended */
   raidsim_ns *die_free;         /* [ndies] */
   raidsim_ns *prog_free;        /* [nprog]: when each program slot frees */
@@ -762,8 +772,43 @@ do_write (struct flash *d, const struct raidsim_io *io, raidsim_ns t,
     d->slot[k] = program_page (d, ps, enter, now, cost);
     d->partial -= ps;
   }
-  if (d->partial)
+  if (d->partial) {
+    d->partial_cost = cost;
     done = max_ns (done, d->slot[d->pages_written % d->nslots]);
+  }
+  return done;
+}
+
+/* A flush (device.h), after the controller stage.  A write buffer
+ * protected against power loss holds nothing that could be lost, and
+ * the flush is done.  A volatile one's every page must be programmed
+ * first.  A
+ * partial page (small writes not yet making a page) is programmed as it
+ * is, a whole program for the bytes there are, and the buffer starts a
+ * new page after it.  The flush completes when the last buffered page's
+ * program ends, or at once (the controller's overhead) with no buffer:
+ * without one a write completes only once programmed.  No parameter
+ * beyond the drive's own: the cost is the programs the buffer owes.
+ */
+static raidsim_ns
+do_flush (struct flash *d, raidsim_ns t, raidsim_ns now)
+{
+  raidsim_ns done = t;
+  uint64_t k;
+
+  if (d->nslots == 0 || d->p.power_loss_protection)
+    return t;
+  if (d->partial) {
+    k = d->pages_written % d->nslots;
+    /* Programmed at the cost of the write that left it there: a
+     * random write's partial page costs what its whole pages did.
+     */
+    d->slot[k] = program_page (d, d->partial, max_ns (t, d->slot[k]), now,
+                               d->partial_cost);
+    d->partial = 0;
+  }
+  for (k = 0; k < d->nslots; ++k)
+    done = max_ns (done, d->slot[k]);
   return done;
 }
 
@@ -782,7 +827,8 @@ flash_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
   struct flash *d = dev;
   raidsim_ns t = controller_stage (d, now), done;
 
-  done = io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
+  done = io->flush ? do_flush (d, t, now)
+    : io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
     : do_write (d, io, t, now);
   doneq_push (&d->done, io, done);
   return done;

@@ -127,6 +127,22 @@
  * it, so submit returns RAIDSIM_NEVER and next () also reports the
  * moments the mechanism comes free (device.h).
  *
+ * Flushes (device.h).  A flush pays `overhead` like any command and
+ * then waits, as ATA's FLUSH CACHE EXT does: it is not a queued
+ * command, so the host's libata issues it only once the drive's queue
+ * has drained (ata_std_qc_defer), and the drive completes it once its
+ * cached writes are on the platters.  So a flush completes when the
+ * mechanism is idle with no command waiting for it, no write waiting
+ * for cache room and nothing cached.  While one waits the cached writes
+ * are destaged at once, without destage_delay, in competition with the
+ * host commands queued, by the usual choice of shortest positioning
+ * time.  Commands that arrive while it waits are served too and delay
+ * it (libata would hold them back until the flush is done; the threads
+ * of a fio job issue none while their flush is in flight).  Its cost is
+ * thus the drive's own: its overhead,
+ * plus with write_cache on the media time of what the cache held; with
+ * the write cache off, the overhead and the wait for the queue.
+ *
  * Arithmetic is in double nanoseconds for positions and angles (IEEE
  * arithmetic with sqrt is exact to the last bit on every machine), and
  * every completion is rounded up to whole nanoseconds.
@@ -316,6 +332,7 @@ struct hdd {
   struct raidsim_ioq arrivals;  /* in overhead; io->done: when ready */
   struct raidsim_ioq media;     /* waiting for the mechanism */
   struct raidsim_ioq wwait;     /* writes waiting for cache room */
+  struct raidsim_ioq flushq;    /* flushes waiting (see the top) */
   struct doneq done;
 
   struct seg *segs;
@@ -424,6 +441,7 @@ hdd_create (const void *params, uint64_t capacity)
   raidsim_ioq_init (&d->arrivals);
   raidsim_ioq_init (&d->media);
   raidsim_ioq_init (&d->wwait);
+  raidsim_ioq_init (&d->flushq);
   if (doneq_init (&d->done) == -1)
     goto nomem;
 
@@ -970,7 +988,7 @@ destage_at (const struct hdd *d)
 {
   if (d->busy || d->ndirty == 0 || d->media.head)
     return RAIDSIM_NEVER;
-  if (dirty_half_full (d))
+  if (d->flushq.head || dirty_half_full (d))
     return d->free_at;
   return d->free_at + d->p.destage_delay;
 }
@@ -1234,7 +1252,7 @@ dispatch (struct hdd *d, raidsim_ns t)
    * or in competition with host commands when writes are waiting for
    * room.
    */
-  if (d->ndirty && (d->wwait.head ||
+  if (d->ndirty && (d->wwait.head || d->flushq.head ||
                     (!host && t >= destage_at (d)))) {
     unsigned mid = dirty_find (d, d->ra ? off_of_x (d, ra_x (d, t))
                                : d->head_off);
@@ -1267,10 +1285,29 @@ dispatch (struct hdd *d, raidsim_ns t)
   start_op (d, &best, t);
 }
 
+/* The flushes waiting complete at t if everything before them is on
+ * the platters (see the top).
+ */
+static void
+flushes_done (struct hdd *d, raidsim_ns t)
+{
+  struct raidsim_io *io;
+
+  if (d->busy || d->media.head || d->wwait.head || d->ndirty ||
+      d->destaging)
+    return;
+  while ((io = raidsim_ioq_pop (&d->flushq)) != NULL)
+    complete (d, io, t);
+}
+
 /* A command has paid its overhead at t. */
 static void
 arrive (struct hdd *d, struct raidsim_io *io, raidsim_ns t)
 {
+  if (io->flush) {
+    raidsim_ioq_push (&d->flushq, io);
+    return;
+  }
   if (io->dir == RAIDSIM_READ) {
     if (io->offset != d->host_end)
       d->stream_lo = io->offset;
@@ -1317,6 +1354,8 @@ advance (struct hdd *d, raidsim_ns now)
     while (d->arrivals.head && d->arrivals.head->done == t)
       arrive (d, raidsim_ioq_pop (&d->arrivals), t);
     dispatch (d, t);
+    if (d->flushq.head)
+      flushes_done (d, t);
   }
 }
 
