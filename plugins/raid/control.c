@@ -234,15 +234,19 @@ mdstat_of (json_object *d)
     double rate = json_object_get_double
       (json_object_object_get (sync, "rate"));
     unsigned permille = total ? done * 1000 / total : 0, filled, k;
+    const char *action;
 
     /* md's bar: 20 places, '=' done and '>' at the head. */
     filled = permille * 20 / 1000;
     for (k = 0; k < 20; ++k)
       bar[k] = k < filled ? '=' : k == filled ? '>' : '.';
     bar[20] = '\0';
+    /* sync_action says "recover"; /proc/mdstat says "recovery". */
+    action = json_object_get_string (json_object_object_get (sync,
+                                                             "action"));
     fprintf (fp, "\n      [%s]  %s = %u.%u%% (%" PRIu64 "/%" PRIu64 ") "
              "finish=%.1fmin speed=%.0fK/sec", bar,
-             json_object_get_string (json_object_object_get (sync, "action")),
+             strcmp (action, "recover") == 0 ? "recovery" : action,
              permille / 10, permille % 10, done / 1024, total / 1024,
              rate > 0 ? (double) (total - done) / 1024 / rate / 60 : 0.0,
              rate);
