@@ -85,6 +85,19 @@ else
   ok "every option is described by its command's --help"
 fi
 
+# ... and, the other way, every option a command's --help lists (a line
+# that starts with it) is in the tables: this reads the tables apart
+# from cli-tables, which the man page and part 1 both rely on.
+while read -r cmd; do
+  "$RAIDSIM" help "$cmd" | sed -n 's/^ *\(-[A-Za-z0-9], \)\{0,1\}\(--[A-Za-z0-9-]*\).*/\2/p' \
+    | sort -u >"$tmp/help-opts-$cmd"
+  missing=$(comm -23 "$tmp/help-opts-$cmd" <(sort -u "$tmp/opts-$cmd"))
+  if [ -n "$missing" ]; then
+    fail "raidsim $cmd --help lists options its tables lack: $missing"
+  fi
+done <"$tmp/commands"
+ok "every option the --help texts list is in the tables"
+
 # 3. The completion.  complete_words CWORD WORD...: what it offers.
 complete_words () {
   local cword=$1
