@@ -10,7 +10,8 @@
  * command line (a directory: each file in it, in name order), calls
  * fuzz_one once per file and prints its name first, so that a failing
  * replay says which input did it.  Exit status 0 when every input was
- * read; a crash ends the process, which fails the test.
+ * read, 1 if none was found; a crash ends the process, which fails the
+ * test.
  *
  * Run: build/tests/fuzz/fuzz-ini tests/fuzz/corpus/ini
  */
@@ -151,6 +152,11 @@ main (int argc, char **argv)
   for (i = 1; i < argc; ++i)
     if (replay (argv[i], &count) == -1)
       return 1;
+  /* A corpus that went missing must not pass as a clean replay. */
+  if (count == 0) {
+    fprintf (stderr, "%s: no inputs found\n", argv[0]);
+    return 1;
+  }
   printf ("%u inputs, no crash\n", count);
   return 0;
 }
