@@ -71,14 +71,16 @@ def options(tables, cmd):
 
 
 def describe(helptext, short, long, arg):
-    """The words --help gives for an option, or None: the rest of its
+    """(ARG, words) --help gives for an option, or None for either: the
+    name of its value and the rest of its
     line in an option list ("  -w, --workload JOB   words"), and the
     lines below indented as far; else, for the options that are also
     written KEY=VALUE (raidsim map), the words of that parameter."""
-    spec = {"none": "", "required": r"(?:[ =]\S+)", "optional": r"(?:\[=\S+\])?"}[arg]
+    spec = {"none": "()", "required": r"(?:[ =](\S+))",
+            "optional": r"(?:\[=(\S+)\])?"}[arg]
     if long:
         pats = [r"^\s+(?:-\w,\s+)?--%s%s(\s+)(\S.*)$" % (re.escape(long), spec),
-                r"^\s+%s=\S+(\s{2,})(\S.*)$" % re.escape(long)]
+                r"^\s+%s=(\S+)(\s{2,})(\S.*)$" % re.escape(long)]
     else:
         pats = [r"^\s+-%s%s(\s+)(\S.*)$" % (re.escape(short), spec)]
     lines = helptext.splitlines()
@@ -87,15 +89,15 @@ def describe(helptext, short, long, arg):
             m = re.match(pat, line)
             if not m:
                 continue
-            col = m.start(2)
-            words = [m.group(2)]
+            col = m.start(3)
+            words = [m.group(3)]
             for more in lines[i + 1:]:
                 if more.strip() and len(more) - len(more.lstrip()) >= col:
                     words.append(more.strip())
                 else:
                     break
-            return " ".join(words)
-    return None
+            return (m.group(1) or "").rstrip(",.;") or None, " ".join(words)
+    return None, None
 
 
 def roff(text):
@@ -106,16 +108,17 @@ def roff(text):
     return text
 
 
-def option_head(short, long, arg):
+def option_head(short, long, arg, metavar=None):
+    v = roff(metavar or "ARG")
     parts = []
     if short:
         parts.append("\\fB\\-%s\\fR" % short)
     if long:
-        a = {"none": "", "required": " \\fIARG\\fR",
-             "optional": "[=\\fIARG\\fR]"}[arg]
+        a = {"none": "", "required": " \\fI%s\\fR" % v,
+             "optional": "[=\\fI%s\\fR]" % v}[arg]
         parts.append("\\fB\\-\\-%s\\fR%s" % (roff(long), a))
     elif arg != "none":
-        parts[-1] += " \\fIARG\\fR"
+        parts[-1] += " \\fI%s\\fR" % v
     return ", ".join(parts)
 
 
@@ -160,9 +163,9 @@ def man_page(version, usage, cmds, opts, helps):
             w(".PP")
             w("Options of \\fBraidsim %s\\fR:" % name)
             for short, long, arg in opts[name]:
+                metavar, words = describe(helps[name], short, long, arg)
                 w(".TP")
-                w(option_head(short, long, arg))
-                words = describe(helps[name], short, long, arg)
+                w(option_head(short, long, arg, metavar))
                 w(roff(words) if words else "(not described by --help)")
     w(".SH FILES")
     w("Array, device and controller files are INI files; see "
