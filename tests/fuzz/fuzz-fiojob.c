@@ -9,6 +9,7 @@
  * Run: build/tests/fuzz/fuzz-fiojob tests/fuzz/corpus/fiojob
  */
 
+#include "raidsim/error.h"
 #include "raidsim/fiojob.h"
 #include "fuzz.h"
 
@@ -61,6 +62,9 @@ fuzz_one (const uint8_t *data, size_t size)
   unsigned i;
 
   jf = raidsim_jobfile_load_text ("fuzz.fio", text);
+  /* FUZZ_VERBOSE=1: say what became of the input. */
+  if (getenv ("FUZZ_VERBOSE"))
+    fprintf (stderr, "  jobs: %s\n", jf ? "loaded" : raidsim_error ());
   if (jf) {
     FUZZ_ASSERT (jf->njobs > 0);
     raidsim_jobfile_print_noted (fuzz_null (), "fuzz", jf);
