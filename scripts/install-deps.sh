@@ -22,6 +22,7 @@ packages=(
   coreutils diffutils findutils procps
   fio gnuplot-nox
   mdadm              # test-mdadm.sh: real mdadm --examine reads our members
+  blktrace           # blkparse: test-sim-trace.sh checks our blktrace reader
 )
 
 if [ "$(id -u)" -eq 0 ]; then

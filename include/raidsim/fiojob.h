@@ -36,6 +36,8 @@
 
 #include "raidsim/param.h"
 
+struct raidsim_trace;
+
 enum raidsim_rw {
   RAIDSIM_RW_READ,
   RAIDSIM_RW_WRITE,
@@ -60,6 +62,8 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_ZONESKIP, RAIDSIM_FIO_BA, RAIDSIM_FIO_FILL_DEVICE,
   RAIDSIM_FIO_FILESIZE, RAIDSIM_FIO_WAIT_FOR, RAIDSIM_FIO_NEW_GROUP,
   RAIDSIM_FIO_EXITALL, RAIDSIM_FIO_EXIT_WHAT,
+  RAIDSIM_FIO_READ_IOLOG, RAIDSIM_FIO_REPLAY_NO_STALL,
+  RAIDSIM_FIO_REPLAY_TIME_SCALE,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -171,6 +175,14 @@ struct raidsim_job {
   char wait_for[RAIDSIM_STR_MAX]; /* start when that job is done */
   unsigned waitee;              /* 1 + its index in the file's jobs; 0:
                                  * none (raidsim_jobfile_load sets it) */
+  /* Trace replay (trace.h): the job issues the trace's I/Os in order,
+   * instead of choosing them.
+   */
+  char read_iolog[RAIDSIM_STR_MAX]; /* the trace's path; "": none */
+  bool replay_no_stall;         /* as fast as iodepth allows */
+  uint64_t replay_time_scale;   /* percent of the trace's rate; 0: 100 */
+  const struct raidsim_trace *trace; /* loaded by raidsim_jobfile_load,
+                                 * freed with the jobfile; NULL: none */
   int64_t seq_add;              /* rw=read:N: N bytes between sequential
                                  * I/Os (negative: backwards) */
   uint64_t seq_nr;              /* rw=randread:N: a new random offset
@@ -221,6 +233,11 @@ struct raidsim_jobfile {
    * group_reporting"); NULL if there were none.
    */
   char *noted;
+  /* A preset's assumptions where its sources are silent ("queue depth
+   * 16 (the default: an estimate ...) in every test; ..."), printed by
+   * every report of a run; NULL for job files and presets with none.
+   */
+  char *assumed;
 };
 
 extern const struct raidsim_param raidsim_fio_params[];
@@ -234,8 +251,18 @@ extern struct raidsim_jobfile *raidsim_jobfile_load_text (const char *name,
                                                           const char *text);
 extern void raidsim_jobfile_free (struct raidsim_jobfile *jf);
 
+/* A job file of one job that replays the trace at path (read_iolog),
+ * iodepth I/Os in flight at most, timed or (no_stall) as fast as it
+ * can: what `raidsim run --trace` runs.  NULL with raidsim_error () set
+ * (the trace's "FILE:LINE: ..." message).
+ */
+extern struct raidsim_jobfile *raidsim_jobfile_trace (const char *path,
+                                                      uint64_t iodepth,
+                                                      bool no_stall);
+
 /* If jf noted options, print "PREFIX: PATH: noted, no effect on the
- * model: A, B, C" and a newline to fp (raidsim run: on stderr).
+ * model: A, B, C" and a newline to fp (raidsim run: on stderr); and for
+ * a replayed trace with syncs or trims, how many were skipped.
  */
 extern void raidsim_jobfile_print_noted (FILE *fp, const char *prefix,
                                          const struct raidsim_jobfile *jf);

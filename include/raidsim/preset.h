@@ -1,4 +1,5 @@
-/* raidsim: built-in benchmark presets, `--workload PRESET[:SPAN]`.
+/* raidsim: built-in benchmark presets, `--workload PRESET[:ARG]`, ARG a
+ * span (cdm3:50MB) or, for winsat-disk, a queue depth (qd=N).
  *
  * A preset is the job set of a benchmark tool (CrystalDiskMark, winsat
  * disk, HD Tune, a review's four-corner sweep), written down as a table
@@ -23,8 +24,10 @@
 extern bool raidsim_preset_is (const char *spec);
 
 /* The jobs of spec for an array of array_size bytes (the surface scans
- * spread their sample points over it).  NULL with raidsim_error () set
- * ("preset: 'x' is not a preset ...", "cdm3:50XB: ...").
+ * spread their sample points over it), with jf->assumed set to what the
+ * preset assumed where its tool's sources are silent.  NULL with
+ * raidsim_error () set ("preset: 'x' is not a preset ...",
+ * "cdm3:50XB: ...", "winsat-disk:qd=0: ...").
  */
 extern struct raidsim_jobfile *raidsim_preset_expand (const char *spec,
                                                       uint64_t array_size);

@@ -58,4 +58,45 @@ extern unsigned raidsim_result_surface (const struct raidsim_sim *s,
                                         double *min, double *max,
                                         double *avg);
 
+/* ---- several seeds (raidsim run --seeds; seeds.c) ---- */
+
+struct raidsim_seed_list;
+
+/* One figure of a run: of a job (who is its name; dir 0 read, 1 write,
+ * -1 both), of a member ("member0") or link ("uplink"), or of the
+ * bottleneck ("bottleneck").  name: iops, bw_bytes (bytes/s),
+ * lat_mean_ns, lat_p50_ns, lat_p95_ns, lat_p99_ns, STAGE_mean_ns (one
+ * per stage of sim.h), util (percent).
+ */
+struct raidsim_fig {
+  char who[64];
+  int dir;
+  char name[40];
+  double v;
+};
+
+struct raidsim_figs {
+  unsigned n;
+  struct raidsim_fig *f;
+  char bottleneck[32];          /* the run's bottleneck's name */
+};
+
+/* The figures of a finished run, always the same list for the same
+ * array and jobs whatever the seed.  Returns 0, or -1 with
+ * raidsim_error () set.
+ */
+extern int raidsim_figs_of (const struct raidsim_sim *s,
+                            struct raidsim_figs *figs);
+extern void raidsim_figs_free (struct raidsim_figs *figs);
+
+/* Each figure's mean over the seeds (figs[k] from seed k) and its 95%
+ * interval (stats.h), as a table, CSV ("array,what,direction,figure,
+ * seeds,mean,sd,ci95,lo,hi") or JSON; s is any one of the runs, for the
+ * array's name.  Returns 0, or -1 with raidsim_error () set.
+ */
+extern int raidsim_report_seeds (FILE *fp, const struct raidsim_sim *s,
+                                 const struct raidsim_seed_list *seeds,
+                                 const struct raidsim_figs *figs,
+                                 enum raidsim_format format);
+
 #endif /* RAIDSIM_REPORT_H */

@@ -49,9 +49,10 @@
  * they add up to its latency:
  *
  *   host queue      from the request being due to the thread issuing
- *                   it.  Threads are closed loops that issue the moment
- *                   a slot is free, so this is 0 today; open-loop
- *                   arrivals will fill it.
+ *                   it.  A closed-loop thread issues the moment a
+ *                   slot is free, so this is 0 for it; a replayed
+ *                   trace's I/O (read_iolog) is due at its time in the
+ *                   trace and waits here while iodepth are in flight.
  *   controller      from the controller's submit to its ISSUE: its
  *                   overhead and any wait for a command slot or room in
  *                   its cache.  A write the cache acknowledged spends
@@ -122,6 +123,19 @@ extern void raidsim_sim_free (struct raidsim_sim *s);
  * completed.  Returns 0, or -1 with raidsim_error () set.
  */
 extern int raidsim_sim_run (struct raidsim_sim *s);
+
+/* Before the run: write fio's latency log of every job, one line per
+ * request counted (after ramp_time), to PREFIX_lat.N.log (N the job's
+ * number from 1, as fio names them with per_job_logs), in fio 3.33's
+ * format with log_offset=1: "TIME_MS, LAT_NS, DDIR, BYTES, OFFSET,
+ * PRIO".  The threads of a job share its log.  Returns 0, or -1 with
+ * raidsim_error () set.
+ */
+extern int raidsim_sim_lat_log (struct raidsim_sim *s, const char *prefix);
+/* After the run: close the logs, reporting a write error.  Returns 0 or
+ * -1 with raidsim_error () set.  raidsim_sim_free closes them too.
+ */
+extern int raidsim_sim_close_logs (struct raidsim_sim *s);
 
 extern uint64_t raidsim_sim_seed (const struct raidsim_sim *s);
 extern const struct raidsim_jobfile *

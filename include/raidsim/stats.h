@@ -12,7 +12,8 @@
  * (tests/unit/test-sim-stats.c checks these).
  *
  * The seeds of a combined run are first, first + 1, ..., first + N - 1
- * (raidsim validate: --seed gives first, --seeds N).  Nothing here runs
+ * (raidsim validate, run and sweep: --seed gives first, --seeds N), or
+ * for run and sweep a list (--seeds 1,7,42).  Nothing here runs
  * a simulation: a command runs one per seed and hands the figures over,
  * so run and sweep can share this with validate.
  *
@@ -65,5 +66,19 @@ extern int raidsim_parse_seeds (const char *s, unsigned *n);
 
 /* Whether seeds first .. first + n - 1 exist (no wrap past 2^64 - 1). */
 extern bool raidsim_seeds_fit (uint64_t first, unsigned n);
+
+/* The seeds of a combined run (run, sweep). */
+struct raidsim_seed_list {
+  unsigned n;
+  uint64_t seed[RAIDSIM_SEEDS_MAX];
+};
+
+/* Parse a --seeds argument of run and sweep: a count N, meaning first,
+ * first + 1, ..., first + N - 1 as validate takes them, or a list of
+ * two or more seeds "S1,S2,...", each as --seed reads it (decimal or 0x
+ * hex), none twice.  Returns 0, or -1 with raidsim_error () set.
+ */
+extern int raidsim_parse_seed_list (const char *s, uint64_t first,
+                                    struct raidsim_seed_list *list);
 
 #endif /* RAIDSIM_STATS_H */

@@ -22,6 +22,7 @@
 #include "raidsim/fiojob.h"
 #include "raidsim/io.h"
 #include "raidsim/report.h"
+#include "raidsim/stats.h"
 
 enum raidsim_vary {
   RAIDSIM_VARY_NONE,
@@ -64,6 +65,11 @@ struct raidsim_sweep {
    * keeps every drive's queue depth, not the total.
    */
   bool qd_per_member;
+  /* NULL: every run with seed.  Else the whole sweep once per seed of
+   * the list (stats.h), and each point's figures are their means, with
+   * 95% intervals in the result's ci.
+   */
+  const struct raidsim_seed_list *seeds;
 };
 
 /* One job of one run: what a sweep reports and `raidsim plot` draws. */
@@ -87,9 +93,29 @@ struct raidsim_point {
   double bottleneck_util;       /* percent */
 };
 
+/* The half-widths of the 95% intervals of a point's figures over the
+ * seeds (stats.h), in the units of struct raidsim_point.
+ */
+struct raidsim_point_ci {
+  double iops[RAIDSIM_NDIRS];
+  double bw[RAIDSIM_NDIRS];
+  double lat_mean[RAIDSIM_NDIRS];
+  double lat_p99[RAIDSIM_NDIRS];
+  double bottleneck_util;
+  unsigned bottleneck_seeds;    /* seeds whose bottleneck is the point's */
+};
+
 struct raidsim_sweep_result {
   unsigned npoints;
   struct raidsim_point *points;
+  /* With sw->seeds: each point's figures are their means over nseeds
+   * seeds (ios rounded down; the bottleneck the one most seeds name,
+   * the first seed's among equals, and its utilisation the mean over
+   * all seeds), and ci[i] holds the intervals of points[i].  0 and
+   * NULL for a sweep of one seed.
+   */
+  unsigned nseeds;
+  struct raidsim_point_ci *ci;
 };
 
 /* "qd=1,2,4" etc.: adds an axis to sw->vary.  A key already varied is

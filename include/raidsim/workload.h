@@ -80,6 +80,15 @@
  * the blocks; with replacement, as fio then has no random map.  Jobs of
  * several sizes take the rank modulo each direction's blocks.
  *
+ * Trace replay (read_iolog, trace.h): the thread issues the trace's
+ * records in order, each due at t0 + its time x 100 / replay_time_scale
+ * (or at once with replay_no_stall), at most iodepth in flight; a
+ * record whose slot comes free late is issued late, and req->due says
+ * when it was due (the host-queue stage).  fio instead waits each gap
+ * from the previous issue, so its schedule slips by a late I/O; the two
+ * agree whenever no I/O is held back by iodepth.  It stops after the
+ * last record, or at runtime or number_ios.
+ *
  * Pacing (raidsim_worker_ready), as fio's do_io paces a thread:
  *   - startdelay: the thread starts that much later (the driver adds
  *     w->delay to t0);
@@ -108,6 +117,8 @@ struct raidsim_hostreq {
   enum raidsim_dir dir;
   uint64_t offset, len;         /* array bytes */
   bool measured;                /* issued at or after ramp_time */
+  raidsim_ns due;               /* when the thread wanted to issue it:
+                                 * a replayed trace's time, else now */
 };
 
 /* One direction's state in a job of several block sizes. */
@@ -175,6 +186,13 @@ struct raidsim_worker {
   double pareto_pow;            /* pareto */
   uint64_t gauss_dev;           /* normal: jitter, in blocks */
   struct raidsim_rng drng;
+
+  /* Trace replay (read_iolog): the next record, and whether its time
+   * holds it back (raidsim_job_timed).
+   */
+  const struct raidsim_trace *trace;
+  size_t tnext;
+  uint64_t tscale;              /* replay_time_scale, percent */
 
   /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
   bool variable;

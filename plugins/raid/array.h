@@ -15,6 +15,7 @@
 #include "raidsim/readpolicy.h"
 #include "member.h"
 #include "rangelock.h"
+#include "scrub.h"
 #include "stats.h"
 #include "sync.h"
 
@@ -75,6 +76,11 @@ struct raid_array {
   atomic_bool no_writes;
   struct raid_meta meta;
   struct raid_sync sync;        /* safe mode and resync (sync.h) */
+  struct raid_scrub scrub;      /* check and repair (scrub.h) */
+  /* The first connection has started the array (raid_preconnect): the
+   * control socket's verbs that change it wait for that (control.c).
+   */
+  atomic_bool running;
 };
 
 #endif

@@ -74,6 +74,7 @@
 #include "metadata.h"
 #include "params.h"
 #include "request.h"
+#include "timing.h"
 
 /* What each member holds, by its place on the command line: a 4K
  * superblock each, so not on the stack.  Used only while nbdkit reads
@@ -126,6 +127,7 @@ assemble_none (struct raid_array *a)
                     "these members have none", a->members[i].name, i);
       return -1;
     }
+  timing_fill (&params.raid);   /* model=: level, chunk, copies */
   if (raid_settings_check (&params.raid, a->nmembers) == -1) {
     nbdkit_error ("%s", raid_geom_error ());
     return -1;

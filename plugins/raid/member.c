@@ -187,6 +187,20 @@ member_start (struct member_io *io)
   pthread_mutex_lock (&m->slot_lock);
   while (atomic_load (&m->load->pending) >= m->max_inflight)
     pthread_cond_wait (&m->slot_cond, &m->slot_lock);
+  /* Failed again, under the lock: a member that has failed and whose
+   * I/Os have drained (control.c's remove waits for that under this
+   * lock before it closes the member) never gets another one.
+   */
+  if (atomic_load (&m->failed)) {
+    pthread_mutex_unlock (&m->slot_lock);
+    if (io->bounce) {
+      free (io->bounce);
+      io->bounce = NULL;
+    }
+    io->err = EIO;
+    batch_done (io->batch);
+    return false;
+  }
   raid_load_issue (m->load, io->op == MOP_READ || io->op == MOP_WRITE,
                    io->offset, io->length);
   pthread_mutex_unlock (&m->slot_lock);

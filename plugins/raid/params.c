@@ -14,6 +14,7 @@
 
 #include "params.h"
 #include "sync.h"
+#include "timing.h"
 
 #define STR_(x) #x
 #define STR(x) STR_ (x)
@@ -64,7 +65,9 @@ static int parse_inflight (const char *key, const char *value);
 static int parse_timeout (const char *key, const char *value);
 static int parse_speed (const char *key, const char *value);
 static int parse_stats (const char *key, const char *value);
+static int parse_control (const char *key, const char *value);
 static int parse_member (const char *key, const char *value);
+static int parse_model (const char *key, const char *value);
 
 struct plugin_param {
   struct raid_key d;
@@ -115,6 +118,25 @@ static struct plugin_param plugin_params[] = {
            .help = "Write statistics as JSON to PATH at exit and on "
            "SIGUSR1." },
     .parse = parse_stats },
+  { .d = { .name = "control", .syntax = "PATH",
+           .help = "Make a control socket at PATH (mode 0600; only this "
+           "user and root may use it), for `raidsim control PATH VERB`: "
+           "detail, fail, remove, check, repair, idle, as mdadm --detail, "
+           "--fail, --remove and md's sync_action.  A stale socket left "
+           "at PATH is replaced; anything else there is refused." },
+    .parse = parse_control },
+  { .d = { .name = "model", .syntax = "ARRAY.ini",
+           .help = "Time the array as a raidsim array file models it: "
+           "every member I/O still goes to its member, but a request "
+           "completes when the file's RAID layer, controller, links and "
+           "devices (the simulator's own models, driven by the monotonic "
+           "clock) say.  "
+           "The level, chunk and copies come from the file (if given, or "
+           "found in md metadata, they must agree), and so must the "
+           "member count.  The plugin can only add latency: a request "
+           "whose real I/O ends after the model's time is counted late "
+           "(stats=, and the summary at exit)." },
+    .parse = parse_model },
   { .d = { .name = "member", .syntax = "FILE|DEVICE|URI|missing",
            .help = "A member; give 2 or more.  URI is an NBD URI (nbd://, "
            "nbd+unix://).  With md metadata the order does not matter, "
@@ -219,6 +241,14 @@ parse_stats (const char *key, const char *value)
 }
 
 static int
+parse_control (const char *key, const char *value)
+{
+  /* Absolute, as stats=: nbdkit changes directory when it daemonizes. */
+  params.control_path = nbdkit_absolute_path (value);
+  return params.control_path ? 0 : -1;
+}
+
+static int
 parse_member (const char *key, const char *value)
 {
   if (params.nmembers == RAID_MAX_MEMBERS) {
@@ -237,6 +267,12 @@ parse_member (const char *key, const char *value)
   }
   params.nmembers++;
   return 0;
+}
+
+static int
+parse_model (const char *key, const char *value)
+{
+  return timing_config (value);
 }
 
 int
@@ -277,6 +313,7 @@ params_free (void)
   for (i = 0; i < params.nmembers; ++i)
     free (params.member[i]);
   free (params.stats_path);
+  free (params.control_path);
 }
 
 /* --dump-plugin: every key of both tables, as raid_param_KEY=SYNTAX and,

@@ -39,6 +39,7 @@ struct raid_params {
   unsigned timeout_ms;          /* 0: never */
   unsigned long sync_speed_min, sync_speed_max; /* KiB/s (sync.h) */
   char *stats_path;             /* absolute, or NULL */
+  char *control_path;           /* the control socket: absolute, or NULL */
   unsigned nmembers;
   char *member[RAID_MAX_MEMBERS]; /* as given: in layout order without
                                  * md metadata, in any order with it */

@@ -62,12 +62,14 @@
 #include "raidsim/geometry.h"
 #include "array.h"
 #include "assemble.h"
+#include "control.h"
 #include "member-file.h"
 #include "metadata.h"
 #include "params.h"
 #include "request.h"
 #include "stats-json.h"
 #include "sync.h"
+#include "timing.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.  It is logged with
@@ -190,6 +192,8 @@ raid_config_complete (void)
 {
   unsigned i;
 
+  if (timing_settings (&params.raid) == -1)     /* model= (timing.h) */
+    return -1;
   raid_read_state_init (&array.reads);
   array.policy = params.raid.policy;
   array.nmembers = params.nmembers;
@@ -213,9 +217,20 @@ raid_config_complete (void)
     return -1;
   if (check_alignment () == -1)
     return -1;
+  if (timing_check_array (params.raid.level, params.raid.chunk,
+                          raid_geom_copies (array.geom),
+                          array.nmembers) == -1)
+    return -1;
   warn_unused ();
   stats_init (&array.stats);
   range_lock_init (&array.write_ranges);
+  scrub_init (&array);
+  /* The control socket is made now, so that a bad path fails the start
+   * while the user is looking; its thread starts after the fork.
+   */
+  if (params.control_path &&
+      control_open (params.control_path, &array) == -1)
+    return -1;
   nbdkit_debug ("raid: level %s, %u members, chunk %" PRIu64
                 ", %u copies, size %" PRIu64 ", %u zones, read-policy %s",
                 raid_level_name (params.raid.level), array.nmembers,
@@ -241,6 +256,10 @@ raid_after_fork (void)
     nbdkit_debug ("raid: member %u (%s) does I/O with %s", i,
                   array.members[i].name, array.members[i].engine);
   }
+  if (control_start () == -1)
+    return -1;
+  if (timing_start () == -1)
+    return -1;
   if (params.stats_path)
     return stats_json_start (params.stats_path, stats_source);
   return 0;
@@ -286,6 +305,7 @@ raid_preconnect (int readonly)
     pthread_mutex_unlock (&lock);
     return -1;
   }
+  atomic_store (&array.running, true);  /* control.c's verbs may act */
   pthread_mutex_unlock (&lock);
   return 0;
 }
@@ -318,6 +338,7 @@ stats_source (struct stats_source *src)
     .nmembers = array.nmembers, .array = &array.stats,
     .io = file_engine (),
     .sync = &array.sync, .meta_lock = &array.meta.lock,
+    .scrub = &array.scrub,
   };
 }
 
@@ -326,8 +347,10 @@ raid_unload (void)
 {
   unsigned i;
 
+  control_stop ();              /* no more verbs (control.c) */
   if (array.geom) {
     struct stats_source src;
+    scrub_stop (&array);        /* check and repair (scrub.c) */
     sync_stop (&array);         /* safe mode and resync (sync.c) */
     metadata_stop (&array);     /* a clean shutdown, in the superblocks */
     stats_source (&src);
@@ -339,6 +362,8 @@ raid_unload (void)
     if (params.stats_path)
       stats_json_write (params.stats_path, &src);
     stats_log_summary (&src, params.stats_path != NULL);
+    /* model=: its limits are never silent (timing.h). */
+    timing_log_summary (true);
     range_lock_destroy (&array.write_ranges);
   }
   for (i = 0; i < array.nmembers; ++i) {
@@ -347,6 +372,7 @@ raid_unload (void)
     free (array.members[i].identity);
     free (array.members[i].backing);
   }
+  timing_stop ();
   params_free ();
   raid_geom_free (array.geom);
 }
@@ -494,6 +520,7 @@ static int
 raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
             uint32_t flags)
 {
+  struct timing_req tr;
   uint64_t t;
   size_t pieces = 0;
   int r;
@@ -501,7 +528,9 @@ raid_pread (void *handle, void *buf, uint32_t count, uint64_t offset,
   if (!aligned ("pread", count, offset))
     return -1;
   t = stats_start (&array.stats);
+  timing_begin (&tr, false, offset, count);     /* model= (timing.h) */
   r = request_read (&array, buf, count, offset, &pieces);
+  timing_end (&tr);
   return counted (MOP_READ, count, pieces, t, r);
 }
 
@@ -512,6 +541,7 @@ static int
 write_op (enum member_op op, const void *buf, uint32_t count,
           uint64_t offset, uint32_t flags)
 {
+  struct timing_req tr;
   uint64_t t;
   size_t pieces = 0;
   uint32_t mflags = 0;
@@ -523,7 +553,15 @@ write_op (enum member_op op, const void *buf, uint32_t count,
   if (!aligned (op_names[op], count, offset))
     return -1;
   t = stats_start (&array.stats);
+  /* model= (timing.h): a zero is timed as the write it is on the
+   * members; a trim moves no data and is not.
+   */
+  if (op != MOP_TRIM)
+    timing_begin (&tr, true, offset, count);
+  else
+    tr.timed = false;
   r = request_write (&array, op, buf, count, offset, mflags, &pieces);
+  timing_end (&tr);
   return counted (op, count, pieces, t, r);
 }
 

@@ -18,6 +18,7 @@
 #include <nbdkit-plugin.h>
 
 #include "stats-json.h"
+#include "timing.h"
 
 static const char *const op_keys[MOP_COUNT] = {
   [MOP_READ] = "read", [MOP_WRITE] = "write", [MOP_ZERO] = "zero",
@@ -98,6 +99,7 @@ to_json (const struct stats_source *src)
   json_object *root = json_object_new_object ();
   json_object *array = json_object_new_object ();
   json_object *members = json_object_new_array ();
+  json_object *timing;
   unsigned i;
 
   json_object_object_add (root, "level", json_object_new_int
@@ -124,6 +126,25 @@ to_json (const struct stats_source *src)
     pthread_mutex_unlock (src->meta_lock);
     json_object_object_add (root, "sync", o);
   }
+  if (src->scrub) {
+    struct raid_scrub *sc = src->scrub;
+    json_object *o = json_object_new_object ();
+
+    pthread_mutex_lock (&sc->lock);
+    json_object_object_add (o, "action", json_object_new_string
+                            (scrub_action_name (sc->action)));
+    json_object_object_add (o, "done", json_object_new_uint64 (sc->done));
+    json_object_object_add (o, "total", json_object_new_uint64 (sc->total));
+    json_object_object_add (o, "rate", json_object_new_double (sc->rate));
+    json_object_object_add (o, "mismatch_cnt",
+                            json_object_new_uint64 (sc->mismatch_cnt));
+    json_object_object_add (o, "last", sc->last
+                            ? json_object_new_string (sc->last) : NULL);
+    json_object_object_add (o, "last_complete",
+                            json_object_new_boolean (sc->last_complete));
+    pthread_mutex_unlock (&sc->lock);
+    json_object_object_add (root, "scrub", o);
+  }
   for (i = 0; i < src->nmembers; ++i) {
     struct member *m = &src->members[i];
     json_object *o = json_object_new_object ();
@@ -140,6 +161,9 @@ to_json (const struct stats_source *src)
     json_object_array_add (members, o);
   }
   json_object_object_add (root, "members", members);
+  timing = timing_json ();
+  if (timing)
+    json_object_object_add (root, "timing", timing);
   return root;
 }
 

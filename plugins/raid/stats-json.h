@@ -9,6 +9,7 @@
 
 #include "raidsim/geometry.h"
 #include "member.h"
+#include "scrub.h"
 #include "stats.h"
 #include "sync.h"
 
@@ -22,6 +23,7 @@ struct stats_source {
                                  * or "none" */
   struct raid_sync *sync;       /* the resync (sync.h), or NULL */
   pthread_mutex_t *meta_lock;   /* which guards it */
+  struct raid_scrub *scrub;     /* check and repair (scrub.h), or NULL */
 };
 
 /* Fills *src with the plugin's current state. */

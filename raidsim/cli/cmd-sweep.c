@@ -25,6 +25,7 @@
 
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
+#include "raidsim/stats.h"
 #include "raidsim/sweep.h"
 #include "cmd.h"
 #include "options.h"
@@ -38,7 +39,7 @@ usage (FILE *fp)
            "usage: %s ARRAY... --workload JOB|PRESET[:SPAN]\n"
            "       [--vary qd=1,2,4,...|chunk=4K,...|members=2,...|"
            "level=0,1,10]\n"
-           "       [--qd-per-member] [--seed N] [--workers N]\n"
+           "       [--qd-per-member] [--seed N] [--seeds N|LIST] [--workers N]\n"
            "       [--format table|csv|json]\n"
            "\n"
            "Run the workload on every ARRAY, once per value of the varied\n"
@@ -55,6 +56,10 @@ usage (FILE *fp)
            "      --qd-per-member  the iodepth (or qd=) is per member: each\n"
            "                     run's queue depth is it times the members\n"
            "  -s, --seed N       seed of every run (default 1)\n"
+           "      --seeds N|LIST the whole sweep once per seed, --seed to\n"
+           "                     --seed + N - 1 or those listed (1,7,42):\n"
+           "                     each figure is the mean, with its 95%%\n"
+           "                     interval (CSV: *_ci95 columns)\n"
            "  -j, --workers N    worker processes (default: the online "
            "CPUs);\n"
            "                     --jobs N, its old name, still works\n"
@@ -74,12 +79,15 @@ cmd_sweep (int argc, char **argv)
     { "jobs", required_argument, NULL, 'j' }, /* its old name */
     { "format", required_argument, NULL, 'f' },
     { "qd-per-member", no_argument, NULL, 'Q' },
+    { "seeds", required_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   struct raidsim_sweep sw = { .seed = 1 };
   struct raidsim_sweep_result res = { 0 };
   enum raidsim_format format = RAIDSIM_FORMAT_TABLE;
+  const char *seeds_arg = NULL;
+  struct raidsim_seed_list seeds;
   int c, ret = 1;
 
   optind = 1;
@@ -110,6 +118,9 @@ cmd_sweep (int argc, char **argv)
     case 'Q':
       sw.qd_per_member = true;
       break;
+    case 'N':
+      seeds_arg = optarg;
+      break;
     case 'h':
       usage (stdout);
       return 0;
@@ -117,6 +128,14 @@ cmd_sweep (int argc, char **argv)
       cli_bad_option (CMD, c, argv);
       return 1;
     }
+  }
+  /* After every --seed: a count starts there. */
+  if (seeds_arg) {
+    if (raidsim_parse_seed_list (seeds_arg, sw.seed, &seeds) == -1) {
+      cli_error (CMD, "--seeds: %s", raidsim_error ());
+      return 1;
+    }
+    sw.seeds = &seeds;
   }
   if (optind >= argc) {
     fprintf (stderr, "%s: give one or more array files; see '%s --help'\n",

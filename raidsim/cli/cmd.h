@@ -41,4 +41,14 @@ extern int cmd_create (int argc, char **argv);
  */
 extern int cmd_examine (int argc, char **argv);
 
+/* raidsim control: the raid plugin's control socket (mdadm --detail,
+ * --fail, --remove, sync_action).  cmd-control.c
+ */
+extern int cmd_control (int argc, char **argv);
+
+/* raidsim calibrate: a device profile fitted to fio measurements.
+ * cmd-calibrate.c
+ */
+extern int cmd_calibrate (int argc, char **argv);
+
 #endif /* RAIDSIM_CMD_H */

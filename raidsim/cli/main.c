@@ -34,8 +34,12 @@ static const struct command commands[] = {
   { "demo", cmd_demo, "the built-in demo (also: no arguments)" },
   { "config", cmd_config, "config file reference; check config files" },
   { "validate", cmd_validate, "predictions against the published figures" },
+  { "calibrate", cmd_calibrate, "fit a device profile to fio measurements "
+    "of one drive" },
   { "create", cmd_create, "write md superblocks to new members (mdadm --create)" },
   { "examine", cmd_examine, "print members' md superblocks (mdadm --examine)" },
+  { "control", cmd_control, "detail, fail, remove, check a served array "
+    "(mdadm --detail, --fail, ...)" },
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -65,7 +69,7 @@ usage (FILE *fp)
            "Commands:\n",
            PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME);
   for (i = 0; i < NCOMMANDS; ++i)
-    fprintf (fp, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf (fp, "  %-9s %s\n", commands[i].name, commands[i].summary);
 }
 
 /* `raidsim help` lists the commands; `raidsim help CMD` runs

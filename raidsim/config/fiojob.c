@@ -16,6 +16,7 @@
 #include "raidsim/engine.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
+#include "raidsim/trace.h"
 
 static const struct raidsim_enum rw_enums[] = {
   { "read", RAIDSIM_RW_READ },
@@ -288,6 +289,28 @@ const struct raidsim_param raidsim_fio_params[] = {
     "threads of its reporting group (new_group, stonewall); stonewall, "
     "every thread that has started; all, every thread, those not started "
     "yet too." },
+  { .name = "read_iolog", .type = RAIDSIM_PT_STRING, .offset = J (read_iolog),
+    .def = "",
+    .help = "Replay a trace instead of choosing I/Os: a fio iolog (version 2 "
+    "or 3), blkparse's default text output, or blktrace's binary records "
+    "(docs/simulator.md, Trace replay).  The job issues the trace's reads "
+    "and writes in order at their offsets in the array, at most iodepth "
+    "at a time; an I/O is due at its time in the trace (from the first "
+    "I/O), waits if iodepth are in flight (the wait is the host-queue "
+    "stage), and issues at once if it is late.  rw, bs, size, offset and "
+    "the other options that choose I/Os are ignored; ramp_time, runtime, "
+    "number_ios, iodepth and numjobs apply (each thread replays the whole "
+    "trace).  Syncs and trims are skipped and counted.  A relative path is "
+    "taken from the current directory, as fio does." },
+  { .name = "replay_no_stall", .type = RAIDSIM_PT_BOOL,
+    .offset = J (replay_no_stall), .def = "0",
+    .help = "A flag: replay the trace as fast as the array and iodepth "
+    "allow, ignoring its times (a closed loop), as fio does." },
+  { .name = "replay_time_scale", .type = RAIDSIM_PT_FIO_INT,
+    .offset = J (replay_time_scale), .def = "100", .min = 1,
+    .max = 1000000, .unit = "%",
+    .help = "The trace's rate in percent: 200 replays it twice as fast "
+    "(every time halved), 50 at half speed, as fio's option." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -346,6 +369,8 @@ raidsim_job_bsdist (const struct raidsim_job *j, int dir,
 bool
 raidsim_job_timed (const struct raidsim_job *j)
 {
+  if (j->trace)
+    return j->trace->timed && !j->replay_no_stall;
   return j->rate || j->wrate || j->rate_iops || j->wrate_iops ||
     j->thinktime || j->startdelay || j->startdelay_high;
 }
@@ -375,6 +400,8 @@ raidsim_job_max_bs (const struct raidsim_job *j)
   uint64_t m = 0;
   int dir;
 
+  if (j->trace)
+    return j->trace->max_len;
   for (dir = 0; dir < 2; ++dir) {
     raidsim_job_bsdist (j, dir, &d);
     if (d.max > m)
@@ -403,6 +430,9 @@ raidsim_job_bs_gcd (const struct raidsim_job *j)
   unsigned i;
   int dir;
 
+  /* A trace's I/Os are neither multiples of bs nor at multiples of it. */
+  if (j->trace)
+    return j->trace->gcd;
   for (dir = 0; dir < 2; ++dir) {
     raidsim_job_bsdist (j, dir, &d);
     /* bsrange draws multiples of min, and max. */
@@ -780,7 +810,8 @@ static const struct {
     "an I/O engine that does no reads or writes at offsets of a block "
     "device or file, which is what the array model takes" },
   [W_TRACE] = { "Trace replay",
-    "trace replay, which raidsim does not do yet (issue 15, item 2)" },
+    "a trace replay option raidsim does not model (it models read_iolog, "
+    "replay_no_stall and replay_time_scale)" },
   [W_FEEDBACK] = { "Feedback from measurements",
     "behaviour that fio adjusts from its measurements as it runs (latency "
     "targets, steady state, flows between jobs), which raidsim does not "
@@ -981,10 +1012,10 @@ static const struct fio_other others[] = {
   { "file_append", W_FILES, "0" },
   { "create_only", W_FILES, "0" },
 
-  { "read_iolog", W_TRACE, NULL }, { "read_iolog_chunked", W_TRACE, NULL },
-  { "replay_no_stall", W_TRACE, NULL }, { "replay_redirect", W_TRACE, NULL },
-  { "replay_scale", W_TRACE, NULL }, { "replay_align", W_TRACE, NULL },
-  { "replay_time_scale", W_TRACE, NULL }, { "replay_skip", W_TRACE, NULL },
+  { "read_iolog_chunked", W_HOST, NULL },
+  { "replay_redirect", W_TARGET, NULL },
+  { "replay_scale", W_TRACE, "1" }, { "replay_align", W_TRACE, "0" },
+  { "replay_skip", W_TRACE, NULL },
   { "merge_blktrace_file", W_TRACE, NULL },
   { "merge_blktrace_scalars", W_TRACE, NULL },
   { "merge_blktrace_iters", W_TRACE, NULL },
@@ -1954,9 +1985,14 @@ apply_section (struct loader *ld, unsigned sec, struct raidsim_job *j)
 void
 raidsim_jobfile_free (struct raidsim_jobfile *jf)
 {
+  unsigned i;
+
   if (jf) {
+    for (i = 0; i < jf->njobs; ++i)
+      raidsim_trace_free ((struct raidsim_trace *) jf->jobs[i].trace);
     free (jf->jobs);
     free (jf->noted);
+    free (jf->assumed);
     free (jf);
   }
 }
@@ -1965,9 +2001,23 @@ void
 raidsim_jobfile_print_noted (FILE *fp, const char *prefix,
                              const struct raidsim_jobfile *jf)
 {
+  unsigned i;
+
   if (jf->noted)
     fprintf (fp, "%s: %s: noted, no effect on the model: %s\n", prefix,
              jf->path, jf->noted);
+  /* What a replayed trace held that is not replayed (trace.h). */
+  for (i = 0; i < jf->njobs; ++i) {
+    const struct raidsim_trace *t = jf->jobs[i].trace;
+
+    if (t && (t->syncs || t->trims))
+      fprintf (fp, "%s: %s: skipped %" PRIu64 " syncs and %" PRIu64
+               " trims (the models have neither flush nor trim)\n",
+               prefix, t->name, t->syncs, t->trims);
+    if (t && t->ndevices > 1)
+      fprintf (fp, "%s: %s: %u devices, all replayed onto the array (as "
+               "fio's replay_redirect)\n", prefix, t->name, t->ndevices);
+  }
 }
 
 /* The line to blame for an option: where it was set, or the job's
@@ -2062,6 +2112,23 @@ jobfile_from_ini (const char *path, struct raidsim_ini *ini)
       goto err;
     }
   }
+  /* Each job that replays a trace reads it now, so that a bad trace is
+   * refused before anything runs.
+   */
+  for (i = 0; i < jf->njobs; ++i) {
+    struct raidsim_job *j = &jf->jobs[i];
+
+    if (j->read_iolog[0] && (j->trace = raidsim_trace_load (j->read_iolog))
+        == NULL) {
+      /* The trace's own message names its file and line. */
+      char msg[1024];
+
+      snprintf (msg, sizeof msg, "%s", raidsim_error ());
+      raidsim_set_error ("%s:%u: read_iolog: %s", path,
+                         blame (j, RAIDSIM_FIO_READ_IOLOG), msg);
+      goto err;
+    }
+  }
   /* wait_for names an earlier job, once (fio's limits). */
   for (i = 0; i < jf->njobs; ++i) {
     struct raidsim_job *j = &jf->jobs[i];
@@ -2121,6 +2188,40 @@ raidsim_jobfile_load_text (const char *name, const char *text)
 {
   return jobfile_from_ini (name, raidsim_ini_load_text (name, text,
                                                         RAIDSIM_INI_FIO));
+}
+
+struct raidsim_jobfile *
+raidsim_jobfile_trace (const char *path, uint64_t iodepth, bool no_stall)
+{
+  struct raidsim_jobfile *jf = calloc (1, sizeof *jf);
+  struct raidsim_job *j;
+  const char *base = strrchr (path, '/');
+
+  if (jf == NULL || (jf->jobs = calloc (1, sizeof *jf->jobs)) == NULL) {
+    free (jf);
+    raidsim_set_error ("%s: %s", path, strerror (ENOMEM));
+    return NULL;
+  }
+  snprintf (jf->path, sizeof jf->path, "%s", path);
+  jf->njobs = 1;
+  j = &jf->jobs[0];
+  raidsim_params_defaults (raidsim_fio_params, j);
+  j->kb_base = 1024;
+  j->dist_center = -1;
+  snprintf (j->name, sizeof j->name, "%s", base ? base + 1 : path);
+  snprintf (j->read_iolog, sizeof j->read_iolog, "%s", path);
+  j->opt_line[RAIDSIM_FIO_READ_IOLOG] = 1;
+  j->replay_no_stall = no_stall;
+  if (no_stall)
+    j->opt_line[RAIDSIM_FIO_REPLAY_NO_STALL] = 1;
+  j->iodepth = iodepth;
+  j->opt_line[RAIDSIM_FIO_IODEPTH] = 1;
+  if ((j->trace = raidsim_trace_load (path)) == NULL) {
+    raidsim_jobfile_free (jf);
+    return NULL;
+  }
+  raidsim_jobfile_groups (jf);
+  return jf;
 }
 
 /* ---- the reference (docs/fio-jobs.md) ---- */

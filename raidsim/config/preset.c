@@ -28,12 +28,16 @@
 
 /* size = SPAN: the preset's span (its default, or the :SPAN given). */
 #define SPAN UINT64_MAX
+/* iodepth = QD: the preset's queue depth (its default, or the :qd=N
+ * given), for a tool whose queue depth is not documented.
+ */
+#define QD UINT64_MAX
 
 struct row {
   const char *name;
   int rw;                       /* enum raidsim_rw */
   uint64_t bs;
-  uint64_t iodepth;
+  uint64_t iodepth;             /* or QD */
   uint64_t size;                /* bytes; SPAN; 0: to the end of the array */
   uint64_t runtime;             /* ns; 0: none */
   uint64_t ramp_time;           /* ns */
@@ -42,6 +46,7 @@ struct row {
   bool hidden;                  /* run, but not reported */
   unsigned points;              /* > 0: a surface scan of this many jobs */
   bool norandommap;             /* random offsets drawn with replacement */
+  uint64_t startdelay;          /* ns of idle before the job starts */
 };
 
 struct preset {
@@ -52,6 +57,16 @@ struct preset {
   int summary_kind;             /* enum raidsim_summary */
   const struct row *rows;
   unsigned nrows;
+  /* > 0: the rows' QD, and the preset takes :qd=N instead of a span.
+   * The tool does not document its queue depth, so the value is ours
+   * and the run says so (assumed, below).
+   */
+  uint64_t qd;
+  /* What the preset assumes where its sources are silent, said in
+   * every run's output ("preset:SPEC: assumed ..."), after the queue
+   * depth if the preset takes one.  NULL: nothing assumed.
+   */
+  const char *assumed;
 };
 
 #define R(x) RAIDSIM_RW_##x
@@ -70,10 +85,10 @@ struct preset {
  */
 #define CDM(name, rw, bs, qd) \
   { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0, \
-    true }, \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true }
+    true, 0 }, \
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true, 0 }
 static const struct row cdm3_rows[] = {
-  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },
+  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false, 0 },
   CDM ("seq-read", READ, MiB, 1),
   CDM ("seq-write", WRITE, MiB, 1),
   CDM ("512k-read", RANDREAD, 512 * KiB, 1),
@@ -84,34 +99,48 @@ static const struct row cdm3_rows[] = {
   CDM ("4k-qd32-write", RANDWRITE, 4 * KiB, 32),
 };
 #undef CDM
-#define CDM(name, rw, bs, qd) \
-  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true }
+/* A CrystalDiskMark 8 test: its unscored 5 s pass, after the 5 s pause
+ * the tool leaves before every test but the first, then the scored
+ * pass.
+ */
+#define CDM(name, rw, bs, qd, pause) \
+  { name "-prep", R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, true, 0, \
+    true, pause }, \
+  { name, R (rw), bs, qd, SPAN, 5 * SEC, 0, 0, true, false, 0, true, 0 }
 
-/* CrystalDiskMark 8's default set: every read test, then every write
- * test, 5 s each over a 1 GiB test file.  It runs DiskSpd, whose -r
- * draws each offset afresh (Rand64 () modulo the aligned target size,
- * NextRelativeRandomOffset in its Common/Common.h), with no record of
- * the blocks already done: norandommap, as for cdm3.
+/* CrystalDiskMark 8's default set, as its DiskBench.cpp (8.0.5) runs
+ * it: the test file written in 1 MiB blocks, then every read test and
+ * every write test, each an unscored 5 s pass ("Preparing...") and the
+ * scored passes (one stands for the best of five, as for cdm3), 5 s
+ * apart, over a 1 GiB test file.  It runs DiskSpd with -S (no OS
+ * cache) and -W0 (no warm-up), whose -r draws each offset afresh
+ * (Rand64 () modulo the aligned target size, NextRelativeRandomOffset
+ * in its Common/Common.h), with no record of the blocks already done:
+ * norandommap, as for cdm3.
  */
 static const struct row cdm8_rows[] = {
-  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false },
-  CDM ("SEQ1M-Q8T1-read", READ, MiB, 8),
-  CDM ("SEQ1M-Q1T1-read", READ, MiB, 1),
-  CDM ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32),
-  CDM ("RND4K-Q1T1-read", RANDREAD, 4 * KiB, 1),
-  CDM ("SEQ1M-Q8T1-write", WRITE, MiB, 8),
-  CDM ("SEQ1M-Q1T1-write", WRITE, MiB, 1),
-  CDM ("RND4K-Q32T1-write", RANDWRITE, 4 * KiB, 32),
-  CDM ("RND4K-Q1T1-write", RANDWRITE, 4 * KiB, 1),
+  { "prepare", R (WRITE), MiB, 1, SPAN, 0, 0, 0, false, true, 0, false, 0 },
+  CDM ("SEQ1M-Q8T1-read", READ, MiB, 8, 0),
+  CDM ("SEQ1M-Q1T1-read", READ, MiB, 1, 5 * SEC),
+  CDM ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32, 5 * SEC),
+  CDM ("RND4K-Q1T1-read", RANDREAD, 4 * KiB, 1, 5 * SEC),
+  CDM ("SEQ1M-Q8T1-write", WRITE, MiB, 8, 5 * SEC),
+  CDM ("SEQ1M-Q1T1-write", WRITE, MiB, 1, 5 * SEC),
+  CDM ("RND4K-Q32T1-write", RANDWRITE, 4 * KiB, 32, 5 * SEC),
+  CDM ("RND4K-Q1T1-write", RANDWRITE, 4 * KiB, 1, 5 * SEC),
 };
 #undef CDM
 
-/* winsat disk's three throughput tests, in the order it runs them,
- * over the whole disk, 5 s each, one I/O at a time (the queue depth is
- * our assumption: see docs/presets.md).
+/* winsat disk's three throughput tests, in the order `winsat disk`
+ * runs them (-ran -read, -seq -read, -seq -write), over the whole
+ * disk, 5 s each.  The queue depth is not documented anywhere we could
+ * read; published outputs rule out one I/O at a time (an NVMe drive's
+ * 3,301 MB/s of 16 KiB random reads is 5 us a read, below even 3D
+ * XPoint's 10 us).  QD 16 is our estimate, winsat-disk:qd=N changes it:
+ * docs/presets.md has the sources and the arithmetic.
  */
 #define WIN(name, rw, bs) \
-  { name, R (rw), bs, 1, 0, 5 * SEC, 0, 0, false, false, 0, false }
+  { name, R (rw), bs, QD, 0, 5 * SEC, 0, 0, false, false, 0, false, 0 }
 static const struct row winsat_rows[] = {
   WIN ("Random 16.0 Read", RANDREAD, 16 * KiB),
   WIN ("Sequential 64.0 Read", READ, 64 * KiB),
@@ -125,11 +154,11 @@ static const struct row winsat_rows[] = {
  */
 static const struct row hdtune_read_rows[] = {
   { "read", R (READ), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100,
-    false },
+    false, 0 },
 };
 static const struct row hdtune_write_rows[] = {
   { "write", R (WRITE), 64 * KiB, 1, 32 * MiB, 0, 0, 0, false, false, 100,
-    false },
+    false, 0 },
 };
 
 /* The four-corner QD sweep: sequential 128 KiB and random 4 KiB, reads
@@ -138,7 +167,7 @@ static const struct row hdtune_write_rows[] = {
  */
 #define FC1(name, rw, bs, qd) \
   { name "-qd" #qd, R (rw), bs, qd, SPAN, SEC, 100 * MSEC, 100000, true, \
-    false, 0, false }
+    false, 0, false, 0 }
 #define FC(name, rw, bs) \
   FC1 (name, rw, bs, 1), FC1 (name, rw, bs, 2), FC1 (name, rw, bs, 4), \
   FC1 (name, rw, bs, 8), FC1 (name, rw, bs, 16), FC1 (name, rw, bs, 32)
@@ -153,27 +182,39 @@ static const struct row four_corners_rows[] = {
 #undef R
 
 #define ROWS(r) r, sizeof r / sizeof r[0]
+/* The winsat default: see winsat_rows and docs/presets.md. */
+#define WINSAT_QD 16
 static const struct preset presets[] = {
   { "cdm3", "CrystalDiskMark 3: Seq 1M, 512K, 4K at QD1 and 4K at QD32, "
     "read and write, 5 s each; span 1000MB, or cdm3:50MB",
-    true, 1000 * MiB, RAIDSIM_SUMMARY_NONE, ROWS (cdm3_rows) },
+    true, 1000 * MiB, RAIDSIM_SUMMARY_NONE, ROWS (cdm3_rows), 0,
+    "one scored pass for the best of five, no FlushFileBuffers after a "
+    "write pass (docs/presets.md)" },
   { "cdm8", "CrystalDiskMark 8 defaults: SEQ1M Q8T1 and Q1T1, RND4K Q32T1 "
-    "and Q1T1, reads then writes, 5 s each; span 1GiB, or cdm8:SPAN",
-    true, GiB, RAIDSIM_SUMMARY_NONE, ROWS (cdm8_rows) },
+    "and Q1T1, reads then writes, 5 s each after an unscored 5 s pass, 5 s "
+    "apart; span 1GiB, or cdm8:SPAN",
+    true, GiB, RAIDSIM_SUMMARY_NONE, ROWS (cdm8_rows), 0,
+    "one scored pass for the best of five (docs/presets.md)" },
   { "winsat-disk", "winsat disk: Random 16.0 Read, Sequential 64.0 Read, "
-    "Sequential 64.0 Write, 5 s each over the whole array",
-    false, 0, RAIDSIM_SUMMARY_NONE, ROWS (winsat_rows) },
+    "Sequential 64.0 Write, 5 s each over the whole array at QD 16 "
+    "(an estimate), or winsat-disk:qd=N",
+    false, 0, RAIDSIM_SUMMARY_NONE, ROWS (winsat_rows), WINSAT_QD,
+    "in every test; 5 s per test, the whole array, no latency tests "
+    "(docs/presets.md)" },
   { "hdtune-read", "HD Tune read: 64 KiB reads at 100 points over the "
     "whole surface; min, max and average MB/s",
-    false, 0, RAIDSIM_SUMMARY_SURFACE, ROWS (hdtune_read_rows) },
+    false, 0, RAIDSIM_SUMMARY_SURFACE, ROWS (hdtune_read_rows), 0, NULL },
   { "hdtune-write", "HD Tune Pro write: as hdtune-read, writing",
-    false, 0, RAIDSIM_SUMMARY_SURFACE, ROWS (hdtune_write_rows) },
+    false, 0, RAIDSIM_SUMMARY_SURFACE, ROWS (hdtune_write_rows), 0, NULL },
   { "four-corners", "sequential 128 KiB and random 4 KiB reads and writes "
     "at QD 1, 2, 4, 8, 16, 32, one worker, 1 s each; whole array, or "
     "four-corners:SPAN",
-    true, 0, RAIDSIM_SUMMARY_NONE, ROWS (four_corners_rows) },
+    true, 0, RAIDSIM_SUMMARY_NONE, ROWS (four_corners_rows), 0,
+    "1 s per point after 100 ms of ramp, at most 100,000 I/Os "
+    "(docs/presets.md)" },
 };
 #undef ROWS
+#undef WINSAT_QD
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
 static const struct preset *
@@ -258,6 +299,29 @@ parse_span (const char *s, uint64_t *v)
   return -1;
 }
 
+/* "qd=N": N a whole number in iodepth's range (fio's table). */
+static int
+parse_qd (const char *s, uint64_t *v)
+{
+  const struct raidsim_param *p = &raidsim_fio_params[RAIDSIM_FIO_IODEPTH];
+  uint64_t n = 0;
+
+  if (strncmp (s, "qd=", 3) != 0)
+    return -1;
+  s += 3;
+  if (!isdigit ((unsigned char) *s))
+    return -1;
+  for (; isdigit ((unsigned char) *s); ++s) {
+    n = n * 10 + (*s - '0');
+    if (n > p->max)
+      return -1;
+  }
+  if (*s || n < p->min)
+    return -1;
+  *v = n;
+  return 0;
+}
+
 static unsigned
 row_jobs (const struct row *r)
 {
@@ -294,6 +358,8 @@ fill_job (struct raidsim_job *j, const struct row *r, unsigned line,
     SET (STONEWALL, stonewall, true);
   if (r->norandommap && raidsim_rw_is_random (r->rw))
     SET (NORANDOMMAP, norandommap, true);
+  if (r->startdelay)
+    SET (STARTDELAY, startdelay, r->startdelay);
 #undef SET
   j->hidden = r->hidden;
 }
@@ -305,7 +371,7 @@ raidsim_preset_expand (const char *spec, uint64_t array_size)
   const struct preset *p = find (spec, namelen);
   const char *arg = spec[namelen] == ':' ? spec + namelen + 1 : NULL;
   struct raidsim_jobfile *jf;
-  uint64_t span;
+  uint64_t span, qd;
   unsigned i, k, n = 0;
 
   if (p == NULL) {
@@ -314,11 +380,22 @@ raidsim_preset_expand (const char *spec, uint64_t array_size)
     return NULL;
   }
   span = p->span;
-  if (arg && !p->takes_span) {
+  qd = p->qd;
+  if (arg && p->qd) {
+    const struct raidsim_param *d = &raidsim_fio_params[RAIDSIM_FIO_IODEPTH];
+
+    if (parse_qd (arg, &qd) == -1) {
+      raidsim_set_error ("%s: '%s' is not qd=N, a queue depth from %" PRIu64
+                         " to %" PRIu64 " (the default is %" PRIu64 ")",
+                         spec, arg, d->min, d->max, p->qd);
+      return NULL;
+    }
+  }
+  else if (arg && !p->takes_span) {
     raidsim_set_error ("%s: %s takes no argument", spec, p->name);
     return NULL;
   }
-  if (arg && strcmp (arg, "full") == 0)
+  else if (arg && strcmp (arg, "full") == 0)
     span = 0;
   else if (arg && parse_span (arg, &span) == -1) {
     raidsim_set_error ("%s: '%s' is not a span: a whole number and K, M, G "
@@ -344,10 +421,31 @@ raidsim_preset_expand (const char *spec, uint64_t array_size)
   /* Errors about a job name it as "preset:SPEC:N", N its row. */
   snprintf (jf->path, sizeof jf->path, "preset:%s", spec);
   jf->summary = p->summary_kind;
+  if (p->assumed) {
+    char depth[96] = "";
+
+    if (p->qd)
+      snprintf (depth, sizeof depth, "queue depth %" PRIu64 " (%s) ", qd,
+                arg ? "given" : "the default: an estimate, the tool's own "
+                "is not documented");
+    if (asprintf (&jf->assumed, "%s%s", depth, p->assumed) == -1) {
+      jf->assumed = NULL;
+      raidsim_jobfile_free (jf);
+      raidsim_set_error ("%s: %s", spec, strerror (ENOMEM));
+      return NULL;
+    }
+  }
 
   for (i = 0; i < p->nrows; ++i) {
     const struct row *r = &p->rows[i];
     uint64_t size = r->size == SPAN ? span : r->size;
+    struct row qr = *r;
+
+    /* The rows are const; the queue depth is this expansion's. */
+    if (r->iodepth == QD) {
+      qr.iodepth = qd;
+      r = &qr;
+    }
 
     if (r->points == 0) {
       struct raidsim_job *j = &jf->jobs[jf->njobs];
@@ -405,6 +503,8 @@ raidsim_jobfile_write (FILE *fp, const struct raidsim_jobfile *jf)
 {
   unsigned i, o;
 
+  if (jf->assumed)
+    fprintf (fp, "; %s: assumed %s\n", jf->path, jf->assumed);
   for (i = 0; i < jf->njobs; ++i) {
     const struct raidsim_job *j = &jf->jobs[i];
 

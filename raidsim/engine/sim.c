@@ -19,6 +19,7 @@
 #include "raidsim/background.h"
 #include "raidsim/error.h"
 #include "raidsim/sim.h"
+#include "raidsim/trace.h"
 #include "raidsim/workload.h"
 
 /* Member commands in one run; beyond this a job is refused rather than
@@ -149,6 +150,9 @@ struct raidsim_sim {
   raidsim_ns window_start, end;
   struct raidsim_event window_ev;
   bool ran;
+
+  /* fio's latency logs, one per job (raidsim_sim_lat_log); NULL: none. */
+  FILE **lat_logs;
 };
 
 /* ---- stage plumbing ---- */
@@ -353,6 +357,23 @@ record_stages (struct raidsim_job_result *r, const struct hreq *h,
                        c->t_reaped - c->t_start);
 }
 
+/* One line of fio 3.33's latency log with log_offset=1 (flush_samples):
+ * completion time in ms from the job's start after ramp_time (fio's
+ * epoch, reset when the ramp ends), latency in ns, direction (0 read,
+ * 1 write), bytes, offset, priority (always 0 here).
+ */
+static void
+lat_log (struct raidsim_sim *s, const struct raidsim_job_result *r,
+         const struct hreq *h, raidsim_ns now)
+{
+  FILE *fp = s->lat_logs[r - s->jobs];
+
+  if (fp)
+    fprintf (fp, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64
+             ", 0\n", (now - r->start) / RAIDSIM_NS_PER_MS, now - h->issued,
+             (unsigned) h->req.dir, h->req.len, h->req.offset);
+}
+
 /* c was the last of h's commands: the request is done. */
 static void
 host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
@@ -369,6 +390,8 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
     raid_hist_record (&d->lat, now - h->issued);
     if (now > t->res->end)
       t->res->end = now;
+    if (s->lat_logs)
+      lat_log (s, t->res, h, now);
   }
   t->inflight--;
   h->free_next = s->free_hreqs;
@@ -729,7 +752,8 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
     }
     s->free_hreqs = h->free_next;
     h->thr = t;
-    h->due = now;               /* closed loop: due when a slot is free */
+    h->due = h->req.due;        /* a closed loop's is now; a replayed
+                                 * trace's may be earlier */
     h->issued = now;
     h->pending = 0;
     t->inflight++;
@@ -820,6 +844,12 @@ raidsim_sim_free (struct raidsim_sim *s)
       s->m[i].ops->destroy (s->m[i].dev);
   if (s->ctl)
     s->ctl_ops->destroy (s->ctl);
+  if (s->lat_logs) {
+    for (i = 0; i < s->njobs; ++i)
+      if (s->lat_logs[i])
+        fclose (s->lat_logs[i]);
+    free (s->lat_logs);
+  }
   raidsim_bg_free (s->bg);
   raidsim_array_free (s->array);
   raidsim_engine_free (s->engine);
@@ -864,6 +894,17 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
       if (raidsim_job_thread_region (jf, job, s->array_size, i, &r) == -1)
         goto err;
     reqs = job->numjobs * job->iodepth;
+    if (job->trace) {
+      /* A thread never has more in flight than its trace has I/Os;
+       * one request more lets it ask for the next when all are in
+       * flight, and hear that there is none (issue takes a request
+       * from the pool before asking).
+       */
+      if (raidsim_trace_check (job->trace, s->array_size) == -1)
+        goto err;
+      if (job->iodepth > job->trace->n)
+        reqs = job->numjobs * (job->trace->n + 1);
+    }
     nhreqs += reqs;
     ncmds += reqs * raidsim_array_max_cmds (s->array,
                                             raidsim_job_max_bs (job));
@@ -1018,6 +1059,47 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
  err:
   raidsim_sim_free (s);
   return NULL;
+}
+
+int
+raidsim_sim_lat_log (struct raidsim_sim *s, const char *prefix)
+{
+  unsigned i;
+
+  s->lat_logs = calloc (s->njobs, sizeof *s->lat_logs);
+  if (s->lat_logs == NULL) {
+    raidsim_set_error ("latency log: %s", strerror (ENOMEM));
+    return -1;
+  }
+  for (i = 0; i < s->njobs; ++i) {
+    char path[4096];
+
+    if (s->jobs[i].job->hidden)
+      continue;
+    snprintf (path, sizeof path, "%s_lat.%u.log", prefix, i + 1);
+    if ((s->lat_logs[i] = fopen (path, "w")) == NULL) {
+      raidsim_set_error ("latency log: %s: %s", path, strerror (errno));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int
+raidsim_sim_close_logs (struct raidsim_sim *s)
+{
+  unsigned i;
+  int r = 0;
+
+  for (i = 0; s->lat_logs && i < s->njobs; ++i)
+    if (s->lat_logs[i]) {
+      if ((ferror (s->lat_logs[i]) | fclose (s->lat_logs[i])) != 0 && r == 0) {
+        raidsim_set_error ("latency log %u: write error", i + 1);
+        r = -1;
+      }
+      s->lat_logs[i] = NULL;
+    }
+  return r;
 }
 
 int

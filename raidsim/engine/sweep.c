@@ -683,9 +683,8 @@ check_meaningful (const struct raidsim_sweep *sw)
   return 0;
 }
 
-int
-raidsim_sweep_run (const struct raidsim_sweep *sw,
-                   struct raidsim_sweep_result *res)
+static int
+sweep_once (const struct raidsim_sweep *sw, struct raidsim_sweep_result *res)
 {
   unsigned total = nruns (sw), workers = sw->workers, i, k;
   struct slot *slots;
@@ -693,6 +692,8 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
 
   res->npoints = 0;
   res->points = NULL;
+  res->nseeds = 0;
+  res->ci = NULL;
   if (total == 0) {
     raidsim_set_error ("sweep: no array");
     return -1;
@@ -749,12 +750,127 @@ raidsim_sweep_run (const struct raidsim_sweep *sw,
   return ret;
 }
 
+/* Point i's figure over the seeds' results, by its offset in a point. */
+static struct raidsim_interval
+point_iv (const struct raidsim_sweep_result *per, unsigned n, unsigned i,
+          size_t off)
+{
+  double v[RAIDSIM_SEEDS_MAX];
+  unsigned k;
+
+  for (k = 0; k < n; ++k)
+    v[k] = *(const double *) ((const char *) &per[k].points[i] + off);
+  return raidsim_interval95 (v, n);
+}
+
+int
+raidsim_sweep_run (const struct raidsim_sweep *sw,
+                   struct raidsim_sweep_result *res)
+{
+  const struct raidsim_seed_list *seeds = sw->seeds;
+  struct raidsim_sweep_result *per;
+  struct raidsim_sweep one;
+  unsigned n, k, i, d, a, b;
+  int ret = 0;
+
+  if (seeds == NULL)
+    return sweep_once (sw, res);
+  memset (res, 0, sizeof *res);
+  n = seeds->n;
+  per = calloc (n, sizeof *per);
+  if (per == NULL) {
+    raidsim_set_error ("sweep: %s", strerror (ENOMEM));
+    return -1;
+  }
+  /* The whole sweep once per seed: the same runs in the same order, so
+   * point i of each is the same job of the same run.
+   */
+  one = *sw;
+  one.seeds = NULL;
+  for (k = 0; k < n && ret == 0; ++k) {
+    one.seed = seeds->seed[k];
+    ret = sweep_once (&one, &per[k]);
+    if (ret == 0 && k > 0 && per[k].npoints != per[0].npoints) {
+      raidsim_set_error ("sweep: seed %" PRIu64 " gave %u points, seed %"
+                         PRIu64 " %u", seeds->seed[k], per[k].npoints,
+                         seeds->seed[0], per[0].npoints);
+      ret = -1;
+    }
+  }
+  if (ret == 0) {
+    res->npoints = per[0].npoints;
+    res->nseeds = n;
+    res->points = calloc (res->npoints ? res->npoints : 1,
+                          sizeof *res->points);
+    res->ci = calloc (res->npoints ? res->npoints : 1, sizeof *res->ci);
+    if (res->points == NULL || res->ci == NULL) {
+      raidsim_set_error ("sweep: %s", strerror (ENOMEM));
+      ret = -1;
+    }
+    else
+      memcpy (res->points, per[0].points,
+              res->npoints * sizeof *res->points);
+  }
+  for (i = 0; ret == 0 && i < res->npoints; ++i) {
+    struct raidsim_point *p = &res->points[i];
+    struct raidsim_point_ci *c = &res->ci[i];
+    struct raidsim_interval iv;
+    unsigned best = 0, besta = 0;
+
+#define COMBINE(field, out)                                             \
+    iv = point_iv (per, n, i, offsetof (struct raidsim_point, field));  \
+    p->field = iv.mean;                                                 \
+    out = iv.half
+    for (d = 0; d < RAIDSIM_NDIRS; ++d) {
+      double v[RAIDSIM_SEEDS_MAX];
+      uint64_t ios = 0;
+
+      COMBINE (iops[d], c->iops[d]);
+      COMBINE (bw[d], c->bw[d]);
+      COMBINE (lat_mean[d], c->lat_mean[d]);
+      for (k = 0; k < n; ++k) {
+        ios += per[k].points[i].ios[d];
+        v[k] = per[k].points[i].lat_p99[d];
+      }
+      p->ios[d] = ios / n;
+      iv = raidsim_interval95 (v, n);
+      p->lat_p99[d] = (uint64_t) (iv.mean + 0.5);
+      c->lat_p99[d] = iv.half;
+    }
+    COMBINE (bottleneck_util, c->bottleneck_util);
+#undef COMBINE
+    for (a = 0; a < n; ++a) {
+      unsigned cnt = 0;
+
+      for (b = 0; b < n; ++b)
+        cnt += strcmp (per[a].points[i].bottleneck,
+                       per[b].points[i].bottleneck) == 0;
+      if (cnt > best) {
+        best = cnt;
+        besta = a;
+      }
+    }
+    memcpy (p->bottleneck, per[besta].points[i].bottleneck,
+            sizeof p->bottleneck);
+    c->bottleneck_seeds = best;
+  }
+  for (k = 0; k < n; ++k)
+    raidsim_sweep_result_free (&per[k]);
+  free (per);
+  if (ret == -1)
+    raidsim_sweep_result_free (res);
+  return ret;
+}
+
 void
 raidsim_sweep_result_free (struct raidsim_sweep_result *res)
 {
   free (res->points);
+  free (res->ci);
   res->points = NULL;
+  res->ci = NULL;
   res->npoints = 0;
+  res->nseeds = 0;
 }
 
 /* ---- output ---- */
@@ -807,7 +923,17 @@ report_csv (FILE *fp, const struct raidsim_sweep *sw,
     fprintf (fp, ",%s_ios,%s_iops,%s_bw_bytes,%s_lat_mean_ns,%s_lat_p99_ns",
              dir_names[d], dir_names[d], dir_names[d], dir_names[d],
              dir_names[d]);
-  fprintf (fp, ",bottleneck,bottleneck_util\n");
+  fprintf (fp, ",bottleneck,bottleneck_util");
+  /* Over several seeds: the seeds, and each figure's 95% half-width. */
+  if (res->ci) {
+    fprintf (fp, ",seeds");
+    for (d = 0; d < RAIDSIM_NDIRS; ++d)
+      fprintf (fp, ",%s_iops_ci95,%s_bw_bytes_ci95,%s_lat_mean_ns_ci95,"
+               "%s_lat_p99_ns_ci95", dir_names[d], dir_names[d],
+               dir_names[d], dir_names[d]);
+    fprintf (fp, ",bottleneck_util_ci95,bottleneck_seeds");
+  }
+  fprintf (fp, "\n");
   for (i = 0; i < res->npoints; ++i) {
     const struct raidsim_point *p = &res->points[i];
     char value[32];
@@ -824,7 +950,17 @@ report_csv (FILE *fp, const struct raidsim_sweep *sw,
     for (d = 0; d < RAIDSIM_NDIRS; ++d)
       fprintf (fp, ",%" PRIu64 ",%.6f,%.6f,%.6f,%" PRIu64, p->ios[d],
                p->iops[d], p->bw[d], p->lat_mean[d], p->lat_p99[d]);
-    fprintf (fp, ",%s,%.6f\n", p->bottleneck, p->bottleneck_util);
+    fprintf (fp, ",%s,%.6f", p->bottleneck, p->bottleneck_util);
+    if (res->ci) {
+      const struct raidsim_point_ci *c = &res->ci[i];
+
+      fprintf (fp, ",%u", res->nseeds);
+      for (d = 0; d < RAIDSIM_NDIRS; ++d)
+        fprintf (fp, ",%.6f,%.6f,%.6f,%.6f", c->iops[d], c->bw[d],
+                 c->lat_mean[d], c->lat_p99[d]);
+      fprintf (fp, ",%.6f,%u", c->bottleneck_util, c->bottleneck_seeds);
+    }
+    fprintf (fp, "\n");
   }
 }
 
@@ -868,6 +1004,13 @@ report_json (FILE *fp, const struct raidsim_sweep *sw,
   json_object_object_add (root, "vary", keys);
   json_object_object_add (root, "values", vals);
   json_object_object_add (root, "seed", json_object_new_uint64 (sw->seed));
+  if (res->ci) {
+    json_object *sl = json_object_new_array ();
+
+    for (k = 0; k < sw->seeds->n; ++k)
+      json_object_array_add (sl, json_object_new_uint64 (sw->seeds->seed[k]));
+    json_object_object_add (root, "seeds", sl);
+  }
   for (i = 0; i < res->npoints; ++i) {
     const struct raidsim_point *p = &res->points[i];
     json_object *o = json_object_new_object ();
@@ -913,6 +1056,26 @@ report_json (FILE *fp, const struct raidsim_sweep *sw,
                               json_object_new_string (p->bottleneck));
       json_object_object_add (b, "util", jdouble (p->bottleneck_util));
       json_object_object_add (o, "bottleneck", b);
+    }
+    /* Over several seeds: each figure's 95% half-width, by fio's names. */
+    if (res->ci) {
+      const struct raidsim_point_ci *c = &res->ci[i];
+      json_object *ci = json_object_new_object ();
+
+      for (d = 0; d < RAIDSIM_NDIRS; ++d) {
+        json_object *dd = json_object_new_object ();
+
+        json_object_object_add (dd, "iops", jdouble (c->iops[d]));
+        json_object_object_add (dd, "bw_bytes", jdouble (c->bw[d]));
+        json_object_object_add (dd, "lat_mean_ns", jdouble (c->lat_mean[d]));
+        json_object_object_add (dd, "lat_p99_ns", jdouble (c->lat_p99[d]));
+        json_object_object_add (ci, dir_names[d], dd);
+      }
+      json_object_object_add (ci, "bottleneck_util",
+                              jdouble (c->bottleneck_util));
+      json_object_object_add (ci, "bottleneck_seeds",
+                              json_object_new_uint64 (c->bottleneck_seeds));
+      json_object_object_add (o, "ci95", ci);
     }
     json_object_array_add (arr, o);
   }
@@ -966,7 +1129,16 @@ report_side_by_side (FILE *fp, const struct raidsim_sweep *sw,
         fprintf (fp, "%-24.24s %5s", res->points[j].job, unit);
         first = v;
       }
-      fprintf (fp, " %22.1f", v);
+      if (res->ci) {
+        const struct raidsim_point_ci *c = &res->ci[a * per + j];
+        const struct raidsim_point *p = &res->points[a * per + j];
+        int d = point_has (p, RAIDSIM_READ) ? RAIDSIM_READ : RAIDSIM_WRITE;
+        double h = raidsim_rw_is_random (p->rw) ? c->iops[d] : c->bw[d] / 1e6;
+
+        fprintf (fp, " %12.1f +- %-7.1f", v, h);
+      }
+      else
+        fprintf (fp, " %22.1f", v);
     }
     if (sw->narrays == 2)
       fprintf (fp, " %8.2f", first > 0 ? v / first : 0);
@@ -989,6 +1161,17 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
     report_json (fp, sw, res);
     break;
   default:
+    if (res->ci) {
+      char list[RAIDSIM_SEEDS_MAX * 21 + 1];
+      size_t n = 0;
+
+      list[0] = '\0';
+      for (k = 0; k < sw->seeds->n && n < sizeof list; ++k)
+        n += snprintf (list + n, sizeof list - n, "%s%" PRIu64,
+                       k ? "," : "", sw->seeds->seed[k]);
+      fprintf (fp, "mean of %u seeds (%s); +-: the 95%% interval's "
+               "half-width\n", res->nseeds, list);
+    }
     /* Side by side only when every array ran the same jobs. */
     if (sw->nvary == 0 && sw->narrays > 1 &&
         res->npoints % sw->narrays == 0) {
@@ -999,9 +1182,12 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
     fprintf (fp, "%-22s", "array");
     for (k = 0; k < sw->nvary || k == 0; ++k)
       fprintf (fp, " %8s", sw->nvary ? vary_names[sw->vary[k].key] : "");
-    fprintf (fp, " %-24s %-9s %8s %5s %12s %10s %12s %10s %11s  %s\n",
+    fprintf (fp, " %-24s %-9s %8s %5s %12s %10s %12s %10s %11s",
              "job", "rw", "bs", "qd", "read-IOPS", "read-MB/s", "write-IOPS",
-             "write-MB/s", "mean-lat-us", "bottleneck");
+             "write-MB/s", "mean-lat-us");
+    if (res->ci)
+      fprintf (fp, " %10s %10s", "+-r-IOPS", "+-w-IOPS");
+    fprintf (fp, "  %s\n", "bottleneck");
     for (i = 0; i < res->npoints; ++i) {
       const struct raidsim_point *p = &res->points[i];
       char value[32], bs[32];
@@ -1020,11 +1206,14 @@ raidsim_sweep_report (FILE *fp, const struct raidsim_sweep *sw,
         n += p->ios[d];
       }
       fprintf (fp, " %-24.24s %-9s %8s %5" PRIu64
-               " %12.1f %10.2f %12.1f %10.2f %11.1f  %s %.0f%%\n",
+               " %12.1f %10.2f %12.1f %10.2f %11.1f",
                p->job, raidsim_rw_name (p->rw), bs,
                p->iodepth, p->iops[0], p->bw[0] / 1e6, p->iops[1],
-               p->bw[1] / 1e6, n ? lat / n / 1e3 : 0, p->bottleneck,
-               p->bottleneck_util);
+               p->bw[1] / 1e6, n ? lat / n / 1e3 : 0);
+      if (res->ci)
+        fprintf (fp, " %10.1f %10.1f", res->ci[i].iops[0],
+                 res->ci[i].iops[1]);
+      fprintf (fp, "  %s %.0f%%\n", p->bottleneck, p->bottleneck_util);
     }
   }
   if (ferror (fp)) {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "raidsim/trace.h"
 #include "raidsim/workload.h"
 
 static bool
@@ -299,6 +300,12 @@ raidsim_worker_init_region (struct raidsim_worker *w,
   w->wrap = j->time_based || j->io_size || j->pct[RAIDSIM_FIO_IO_SIZE];
   w->next_dir = -1;
   w->timed = raidsim_job_timed (j);
+  if (j->trace) {
+    w->trace = j->trace;
+    w->tscale = j->replay_time_scale ? j->replay_time_scale : 100;
+    w->general = true;
+    return;
+  }
   w->general = w->variable || w->timed || w->loops > 1 || j->zonemode ||
     j->seq_add || j->seq_nr > 1 ||
     j->random_distribution != RAIDSIM_DIST_RANDOM;
@@ -578,6 +585,19 @@ sleep_until (struct raidsim_worker *w, raidsim_ns t)
   return w->wake;
 }
 
+/* When the next record of a replayed trace is due. */
+static raidsim_ns
+trace_due (const struct raidsim_worker *w)
+{
+  raidsim_ns t = w->trace->recs[w->tnext].time;
+
+  if (!w->timed)
+    return w->t0;
+  if (w->tscale != 100)
+    t = (raidsim_ns) ((unsigned __int128) t * 100 / w->tscale);
+  return w->t0 + t;
+}
+
 raidsim_ns
 raidsim_worker_ready (struct raidsim_worker *w, raidsim_ns now,
                       unsigned inflight)
@@ -588,6 +608,14 @@ raidsim_worker_ready (struct raidsim_worker *w, raidsim_ns now,
 
   if (!w->timed || w->stopped)
     return now;
+  if (w->trace) {
+    raidsim_ns due;
+
+    if (w->tnext >= w->trace->n)
+      return now;               /* raidsim_worker_next stops the thread */
+    due = trace_due (w);
+    return due > now ? due : now;
+  }
   if (now < w->t0)
     return w->t0;
   switch (w->pace) {
@@ -713,6 +741,28 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
   if (w->stopped)
     return false;
   req->measured = now >= w->t0 + j->ramp_time;
+  req->due = now;
+  if (w->trace) {
+    const struct raidsim_trace_rec *r;
+
+    if (w->tnext >= w->trace->n ||
+        (req->measured &&
+         ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||
+          (j->number_ios && w->ios >= j->number_ios)))) {
+      w->stopped = true;
+      return false;
+    }
+    if (w->timed)
+      req->due = trace_due (w);
+    r = &w->trace->recs[w->tnext++];
+    req->dir = r->dir;
+    req->offset = r->offset;
+    req->len = r->len;
+    w->issued++;
+    if (req->measured)
+      w->ios++;
+    return true;
+  }
   if ((!w->variable && !j->time_based && w->issued >= w->ios_limit) ||
       (req->measured &&
        ((j->runtime && now - w->t0 - j->ramp_time >= j->runtime) ||

@@ -15,6 +15,7 @@
 #include "raidsim/csv.h"
 #include "raidsim/error.h"
 #include "raidsim/report.h"
+#include "raidsim/trace.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -222,15 +223,18 @@ job_object (const struct raidsim_job_result *r)
   json_object_object_add (o, "jobname", json_object_new_string (j->name));
   json_object_object_add (o, "groupid", json_object_new_int (0));
   json_object_object_add (o, "error", json_object_new_int (0));
-  /* As in fio: the options the job file set, as strings. */
+  /* As in fio: the options the job file set, as strings, as they were
+   * written where it matters (offset=25% stays a percentage, so that
+   * raidsim calibrate reads the region as fio's output gives it).
+   */
   for (i = 0; i < RAIDSIM_FIO_NOPTS; ++i) {
-    const struct raidsim_param *p = &raidsim_fio_params[i];
-    char buf[64];
+    char buf[256];
 
     if (j->opt_line[i] == 0)
       continue;
-    raidsim_param_format (p, (const char *) j + p->offset, buf, sizeof buf);
-    json_object_object_add (opts, p->name, json_object_new_string (buf));
+    raidsim_job_format_opt (j, i, buf, sizeof buf);
+    json_object_object_add (opts, raidsim_fio_params[i].name,
+                            json_object_new_string (buf));
   }
   json_object_object_add (o, "job options", opts);
   json_object_object_add (o, "read", dir_object (r, RAIDSIM_READ));
@@ -318,6 +322,9 @@ report_json (FILE *fp, const struct raidsim_sim *s)
     json_object_object_add (arr, "failed", f);
   }
   json_object_object_add (root, "array", arr);
+  if (raidsim_sim_jobfile (s)->assumed)
+    json_object_object_add (root, "assumed", json_object_new_string
+                            (raidsim_sim_jobfile (s)->assumed));
 
   for (i = 0; i < raidsim_sim_njobs (s); ++i)
     if (!raidsim_sim_job (s, i)->job->hidden)
@@ -589,6 +596,10 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     fprintf (fp, ", read-policy %s", raidsim_read_policy_name (ac->read_policy));
   fprintf (fp, ", %s bytes, controller %s (seed %" PRIu64 ")\n",
            size, ac->ctl->model, raidsim_sim_seed (s));
+  /* What a preset assumed where its tool's sources are silent. */
+  if (raidsim_sim_jobfile (s)->assumed)
+    fprintf (fp, "%s: assumed %s\n", raidsim_sim_jobfile (s)->path,
+             raidsim_sim_jobfile (s)->assumed);
   if (ac->failed_mask) {
     char list[128];
 
@@ -637,10 +648,17 @@ report_table (FILE *fp, const struct raidsim_sim *s)
       snprintf (bs, sizeof bs, "%" PRIu64, j->bs);
     else
       raidsim_job_bs_text (j, bs, sizeof bs);
-    fprintf (fp, "\njob %s: %s, bs %s, iodepth %" PRIu64
-             ", numjobs %" PRIu64 "; %.3f ms counted\n",
-             j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
-             elapsed (r) / 1e6);
+    if (j->trace)
+      fprintf (fp, "\njob %s: replay of %s (%s, %s), iodepth %" PRIu64
+               ", numjobs %" PRIu64 "; %.3f ms counted\n", j->name,
+               j->trace->name, raidsim_trace_format_name (j->trace->format),
+               raidsim_job_timed (j) ? "timed" : "as fast as it can",
+               j->iodepth, j->numjobs, elapsed (r) / 1e6);
+    else
+      fprintf (fp, "\njob %s: %s, bs %s, iodepth %" PRIu64
+               ", numjobs %" PRIu64 "; %.3f ms counted\n",
+               j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
+               elapsed (r) / 1e6);
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
       const struct raid_histogram *h = &r->dir[d].lat;
       double bw = raidsim_result_bw (r, d);

@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "raidsim/error.h"
+#include "raidsim/report.h"
 #include "raidsim/stats.h"
 
 /* The continued fraction of the incomplete beta function, by the
@@ -172,4 +175,57 @@ bool
 raidsim_seeds_fit (uint64_t first, unsigned n)
 {
   return n >= 1 && first <= UINT64_MAX - (n - 1);
+}
+
+int
+raidsim_parse_seed_list (const char *s, uint64_t first,
+                         struct raidsim_seed_list *list)
+{
+  unsigned i, n;
+
+  list->n = 0;
+  if (strchr (s, ',') == NULL) {
+    if (raidsim_parse_seeds (s, &n) == -1)
+      return -1;
+    if (!raidsim_seeds_fit (first, n)) {
+      raidsim_set_error ("%u seeds from %" PRIu64 " run past 2^64 - 1", n,
+                         first);
+      return -1;
+    }
+    for (i = 0; i < n; ++i)
+      list->seed[i] = first + i;
+    list->n = n;
+    return 0;
+  }
+  while (*s) {
+    const char *comma = strchr (s, ',');
+    size_t len = comma ? (size_t) (comma - s) : strlen (s);
+    char one[32];
+    uint64_t v;
+
+    if (len == 0 || len >= sizeof one) {
+      raidsim_set_error ("'%.*s' in the list is not a seed", (int) len, s);
+      return -1;
+    }
+    memcpy (one, s, len);
+    one[len] = '\0';
+    if (raidsim_parse_seed (one, &v) == -1)
+      return -1;
+    for (i = 0; i < list->n; ++i)
+      if (list->seed[i] == v) {
+        raidsim_set_error ("seed %" PRIu64 " is in the list twice", v);
+        return -1;
+      }
+    if (list->n == RAIDSIM_SEEDS_MAX) {
+      raidsim_set_error ("more than %d seeds in the list", RAIDSIM_SEEDS_MAX);
+      return -1;
+    }
+    list->seed[list->n++] = v;
+    s += len;
+    if (*s == ',' && *++s == '\0') {
+      raidsim_set_error ("the list ends with a comma");
+      return -1;
+    }
+  }
+  return 0;
 }

@@ -6,7 +6,8 @@
 # crash   RAID 1 of 2 and RAID 10 of 4, made by raidsim create
 #         --assume-clean: 10 runs each of stamped, non-overlapping
 #         writes (nbd-io --stamp --acked, QD32, in random order), the
-#         server killed -9 after a different time each run.  mdadm then
+#         server killed -9 at a different point each run (once run/16
+#         of the writes are acknowledged).  mdadm then
 #         says the array is active (dirty).  Restarted, the plugin logs
 #         the resync and its end; then every pair of copies is
 #         byte-identical (member data areas compared with cmp), every
@@ -137,7 +138,7 @@ check_acked ()
 
 crash_runs ()
 {
-  local level=$1 run d size nblocks delay mid=0
+  local level=$1 run d size nblocks target mid=0
   shift
   for run in 1 2 3 4 5 6 7 8 9 10; do
     d="$tmp/crash$level-$run"
@@ -154,17 +155,21 @@ crash_runs ()
     serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
       fail "$d" "the plugin did not start"
     probe "$d"
-    "$NBD_IO" --depth 32 --stamp "$run" --acked acked "$(uri "$d/sock")" \
-      <reqs >nbd-io.out 2>&1 &
-    local io=$!
-    delay=$(( 110 + run * 12 ))
-    sleep "0.$(printf %03d $delay)"
+    # nbd-io kills the server itself once run/16 of the writes are
+    # acknowledged, with 31 more in flight: a point in the load set by
+    # progress, not by a sleep that a loaded machine can spend before
+    # the first write, or a fast one after the last.
+    target=$(( nblocks * run / 16 ))
     local inflight=no
-    if kill -0 $io 2>/dev/null; then inflight=yes; fi
-    kill -KILL "$SERVE_PID"
+    if "$NBD_IO" --depth 32 --stamp "$run" --acked acked \
+         --kill-after "$target:$SERVE_PID" "$(uri "$d/sock")" \
+         <reqs >nbd-io.out 2>&1; then
+      fail "$d" "every write succeeded: the server was not killed mid-load"
+    fi
     wait "$SERVE_PID" 2>/dev/null || true
-    wait $io 2>/dev/null || true
     touch acked
+    # The writes after the kill failed: the kill came during the load.
+    if [ "$(wc -l <acked)" -lt "$nblocks" ]; then inflight=yes; fi
     if [ $inflight = yes ] && [ -s acked ]; then mid=$(( mid + 1 )); fi
     local was; was=$(state "$d" "$1")
     [ $inflight = no ] || [ ! -s acked ] || [ "$(state "$d" "$1")" = active ] ||
@@ -185,12 +190,12 @@ crash_runs ()
     esac
     [ "$(state "$d" "$1")" = clean ] ||
       fail "$d" "after the resync and a clean stop mdadm says $(state "$d" "$1")"
-    say "  run $run: killed after ${delay} ms, $(wc -l <acked) writes acknowledged, copies identical"
+    say "  run $run: killed after $target of $nblocks writes, $(wc -l <acked) acknowledged by then, copies identical"
     cd "$tmp"
     rm -rf "$d"
   done
   say "  $mid of 10 kills came while writes were in flight"
-  [ $mid -ge 3 ] || die "too few kills during the load ($mid of 10)"
+  [ $mid -eq 10 ] || die "only $mid of 10 kills came during the load"
 }
 
 scenario_crash ()

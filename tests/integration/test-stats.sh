@@ -322,11 +322,18 @@ check_latency ()
 # $tmp/NAME; sets DIR, PID, URI, JSON.
 start_array ()
 {
+  local filters=()
   DIR="$tmp/$1"
   shift
+  # Leading --filter=NAME arguments go before the plugin.
+  while [ "${1#--filter=}" != "${1:-}" ]; do
+    filters+=("$1")
+    shift
+  done
   mkdir -p "$DIR"
   JSON="$DIR/stats.json"
-  serve "$DIR/sock" "$DIR/nbdkit.log" "$RAID_PLUGIN" stats="$JSON" "$@"
+  serve "$DIR/sock" "$DIR/nbdkit.log" "${filters[@]}" "$RAID_PLUGIN" \
+        stats="$JSON" "$@"
   PID=$SERVE_PID
   URI="nbd+unix:///?socket=$DIR/sock"
 }
@@ -702,7 +709,13 @@ no_errors "stalled member" "$DIR/final.flat" 4
 
 say "RAID 0, 4 members, default max-inflight, QD32, SIGUSR1 while busy"
 make_members busy 4
-start_array busy level=0 chunk=64K "${FILES[@]}"
+# nbdkit's delay filter holds every read 2 ms before the plugin sees it,
+# so that the 38,000 reads after the pause take at least 38,000 x 2 ms /
+# 16 (nbdkit's threads) = 4.75 s however fast the machine is: the
+# snapshots below see reads in progress by construction, not by luck of
+# the scheduler (on a loaded machine the client could otherwise finish
+# before the first SIGUSR1 is answered).
+start_array busy --filter=delay rdelay=2ms level=0 chunk=64K "${FILES[@]}"
 busy="$DIR/requests"
 total=40000
 {

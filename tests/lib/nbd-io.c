@@ -32,6 +32,12 @@
  * server knows which writes must read back afterwards
  * (tests/integration/test-resync.sh).
  *
+ * --kill-after N:PID sends SIGKILL to PID (the server) from the
+ * completion of the Nth acknowledged write, while the other requests
+ * (up to --depth) are still in flight: a crash at an exact point of a
+ * load, which a test script polling the acked file could only approach
+ * (at 100,000 writes a second, thousands land while a shell wakes up).
+ *
  * Used by tests/integration/test-stats.sh and tests/integration/test-nbd-minblock.sh, which works out from the geometry what
  * member I/O these requests must cause and compares that with the
  * plugin's statistics.
@@ -47,7 +53,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +73,8 @@ struct request {
 
 static unsigned failures;
 static FILE *acked;
+static uint64_t nacked, kill_after;
+static pid_t kill_pid;
 
 static int
 done (void *user_data, int *error)
@@ -81,6 +91,8 @@ done (void *user_data, int *error)
              r->stamped ? (unsigned char) r->stamped[0] : 0);
     fflush (acked);
   }
+  if (!*error && r->op == 'w' && ++nacked == kill_after && kill_pid > 0)
+    kill (kill_pid, SIGKILL);
   /* The data of a stamped write is done with once it is retired. */
   free (r->stamped);
   r->stamped = NULL;
@@ -158,7 +170,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: nbd-io [--depth N] [--unaligned] [--stamp SEED] "
-           "[--acked FILE] URI < REQUESTS\n");
+           "[--acked FILE] [--kill-after N:PID] URI < REQUESTS\n");
   exit (2);
 }
 
@@ -170,6 +182,7 @@ main (int argc, char *argv[])
     { "unaligned", no_argument, NULL, 'u' },
     { "stamp", required_argument, NULL, 's' },
     { "acked", required_argument, NULL, 'a' },
+    { "kill-after", required_argument, NULL, 'k' },
     { "help", no_argument, NULL, 'h' },
     { NULL },
   };
@@ -182,7 +195,7 @@ main (int argc, char *argv[])
   char *rbuf, *wbuf;
   int c;
 
-  while ((c = getopt_long (argc, argv, "d:us:a:h", long_opts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "d:us:a:k:h", long_opts, NULL)) != -1) {
     switch (c) {
     case 'd':
       depth = strtoul (optarg, NULL, 10);
@@ -203,6 +216,16 @@ main (int argc, char *argv[])
         exit (2);
       }
       break;
+    case 'k': {
+      unsigned long long nth;
+      long pid;
+      if (sscanf (optarg, "%llu:%ld", &nth, &pid) != 2 || nth == 0 ||
+          pid <= 1)
+        usage ();
+      kill_after = nth;
+      kill_pid = pid;
+      break;
+    }
     default:
       usage ();
     }

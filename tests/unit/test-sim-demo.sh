@@ -84,4 +84,33 @@ else
   fail "--workload cdm3:lots: got: $(cat "$tmp/err")"
 fi
 
+# A bad queue depth for winsat-disk: exactly one line, naming the value
+# and the range, and no output.  The default and a given depth show in
+# the jobs that run (iodepth) and in the line saying what was assumed.
+# Mutants killed: a bad value accepted (exit 0, jobs printed); the
+# assumed line missing from run's table.
+for q in qd=0 qd=x 1G; do
+  if "$RAIDSIM" run "$array" --workload "winsat-disk:$q" >"$tmp/out" \
+      2>"$tmp/err"; then
+    fail "--workload winsat-disk:$q: succeeded"
+  elif [ "$(wc -l < "$tmp/err")" -eq 1 ] && [ ! -s "$tmp/out" ] &&
+       grep -qF "winsat-disk:$q: '$q' is not qd=N, a queue depth from 1 to 65536 (the default is 16)" "$tmp/err"; then
+    ok "--workload winsat-disk:$q: one line naming it"
+  else
+    fail "--workload winsat-disk:$q: got: $(cat "$tmp/err" "$tmp/out")"
+  fi
+done
+want16="preset:winsat-disk: assumed queue depth 16 (the default: an estimate, the tool's own is not documented) in every test"
+want4="preset:winsat-disk:qd=4: assumed queue depth 4 (given) in every test"
+for t in "16|winsat-disk|$want16" "4|winsat-disk:qd=4|$want4"; do
+  qd=${t%%|*}; rest=${t#*|}; spec=${rest%%|*}; line=${rest#*|}
+  "$RAIDSIM" run "$array" --workload "$spec" > "$tmp/out"
+  if grep -qF "$line" "$tmp/out" &&
+     [ "$(grep -c "iodepth $qd, numjobs 1" "$tmp/out")" -eq 3 ]; then
+    ok "--workload $spec: three tests at QD $qd, said so"
+  else
+    fail "--workload $spec: got: $(cat "$tmp/out")"
+  fi
+done
+
 [ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }

@@ -300,9 +300,10 @@ START_TEST (refusals_name_option_and_reason)
   expect_refusal ("[j]\niodepth_low=1\n", 2,
                   "iodepth_low=1: refused: timing raidsim does not model "
                   "yet");
-  expect_refusal ("[j]\nread_iolog=trace.log\n", 2,
-                  "read_iolog=trace.log: refused: trace replay, which "
-                  "raidsim does not do yet (issue 15, item 2)");
+  expect_refusal ("[j]\nreplay_skip=read\n", 2,
+                  "replay_skip=read: refused: a trace replay option "
+                  "raidsim does not model (it models read_iolog, "
+                  "replay_no_stall and replay_time_scale)");
   jf = load_text ("[j]\nfsync=0\nsync=none\nnrfiles=1\nverify_only=0\n");
   ck_assert_str_eq (jf->noted, "fsync, sync, nrfiles, verify_only");
   raidsim_jobfile_free (jf);

@@ -11,6 +11,7 @@
  * Run: meson test -C build --suite unit sim-presets
  */
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,46 +128,135 @@ START_TEST (cdm3)
 }
 END_TEST
 
+/* CrystalDiskMark 8, from its DiskBench.cpp and DiskMarkDlg.cpp (8.0.5,
+ * hiyohiyo/CrystalDiskMark 8eb3bc1): ExecDiskBenchAll runs TEST_READ_0
+ * to 3 then TEST_WRITE_0 to 3, with Interval () (IntervalTime, default
+ * 5 s) between tests; each test runs once with duration = 5 unscored
+ * ("Preparing...") and then its scored passes; the default set
+ * (IsDefaultMode) is SEQ 1 MiB Q8T1, SEQ 1 MiB Q1T1, RND 4 KiB Q32T1,
+ * RND 4 KiB Q1T1.  Mutants killed: the unscored passes dropped; the
+ * pause missing before a test, or added before the first; the reads
+ * and writes interleaved.
+ */
 START_TEST (cdm8)
 {
+#define W2(name, rw, bs, qd) \
+  { name "-prep", R (rw), bs, qd }, { name, R (rw), bs, qd }
   static const struct want w[] = {
     { "prepare", R (WRITE), MiB, 1 },
-    { "SEQ1M-Q8T1-read", R (READ), MiB, 8 },
-    { "SEQ1M-Q1T1-read", R (READ), MiB, 1 },
-    { "RND4K-Q32T1-read", R (RANDREAD), 4 * KiB, 32 },
-    { "RND4K-Q1T1-read", R (RANDREAD), 4 * KiB, 1 },
-    { "SEQ1M-Q8T1-write", R (WRITE), MiB, 8 },
-    { "SEQ1M-Q1T1-write", R (WRITE), MiB, 1 },
-    { "RND4K-Q32T1-write", R (RANDWRITE), 4 * KiB, 32 },
-    { "RND4K-Q1T1-write", R (RANDWRITE), 4 * KiB, 1 },
+    W2 ("SEQ1M-Q8T1-read", READ, MiB, 8),
+    W2 ("SEQ1M-Q1T1-read", READ, MiB, 1),
+    W2 ("RND4K-Q32T1-read", RANDREAD, 4 * KiB, 32),
+    W2 ("RND4K-Q1T1-read", RANDREAD, 4 * KiB, 1),
+    W2 ("SEQ1M-Q8T1-write", WRITE, MiB, 8),
+    W2 ("SEQ1M-Q1T1-write", WRITE, MiB, 1),
+    W2 ("RND4K-Q32T1-write", RANDWRITE, 4 * KiB, 32),
+    W2 ("RND4K-Q1T1-write", RANDWRITE, 4 * KiB, 1),
   };
+#undef W2
   struct raidsim_jobfile *jf = raidsim_preset_expand ("cdm8", 100 * GiB);
+  unsigned i;
 
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
-  check_jobs (jf, w, 9, GiB, 5 * SEC, true);
+  check_jobs (jf, w, 17, GiB, 5 * SEC, true);
   check_norandommap (jf, true);
+  /* The 5 s pause comes before every test's unscored pass but the
+   * first's, and nowhere else.
+   */
+  for (i = 0; i < jf->njobs; ++i) {
+    const struct raidsim_job *j = &jf->jobs[i];
+    bool paused = i >= 3 && j->hidden;
+
+    ck_assert_msg (j->startdelay == (paused ? 5 * SEC : 0),
+                   "%s: startdelay %" PRIu64, j->name, j->startdelay);
+  }
   raidsim_jobfile_free (jf);
   jf = raidsim_preset_expand ("cdm8:4GiB", 100 * GiB);
   ck_assert_msg (jf != NULL, "%s", raidsim_error ());
-  check_jobs (jf, w, 9, 4 * GiB, 5 * SEC, true);
+  check_jobs (jf, w, 17, 4 * GiB, 5 * SEC, true);
   raidsim_jobfile_free (jf);
 }
 END_TEST
 
+/* winsat disk, from its sources (docs/presets.md):
+ *   - the order is the one `winsat disk -drive X` prints as it runs
+ *     (gists oledid/3976b1ac... and lukedemi/17c1e7ba...): '-ran
+ *     -read', '-seq -read', '-seq -write';
+ *   - the sizes are the XML's ioSize, 16384 for "Random Read" and 65536
+ *     for "Sequential Read" (askwoody.com's DataStore excerpt); "64.0"
+ *     in the names is KiB;
+ *   - the queue depth is the page's estimate, 16 in every test, since no
+ *     source gives winsat's own; qd=N replaces it in every test;
+ *   - the whole disk (size 0, to the end of the array) and 5 s are the
+ *     page's stated assumptions.
+ * Mutants killed: the default back at QD 1 (or any other than 16); the
+ * QD marker left in a row (iodepth UINT64_MAX); qd=N ignored; the
+ * tests in another order; 64 KiB taken for 64,000 bytes.
+ */
 START_TEST (winsat)
 {
-  static const struct want w[] = {
-    { "Random 16.0 Read", R (RANDREAD), 16 * KiB, 1 },
-    { "Sequential 64.0 Read", R (READ), 64 * KiB, 1 },
-    { "Sequential 64.0 Write", R (WRITE), 64 * KiB, 1 },
+  static const struct { const char *spec; uint64_t qd; } t[] = {
+    { "winsat-disk", 16 },
+    { "winsat-disk:qd=1", 1 },
+    { "winsat-disk:qd=32", 32 },
+    { "winsat-disk:qd=65536", 65536 },
   };
-  struct raidsim_jobfile *jf = raidsim_preset_expand ("winsat-disk",
-                                                      100 * GiB);
+  unsigned k;
 
-  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
-  /* The whole disk (size 0), 5 s each. */
-  check_jobs (jf, w, 3, 0, 5 * SEC, false);
-  raidsim_jobfile_free (jf);
+  for (k = 0; k < sizeof t / sizeof t[0]; ++k) {
+    const struct want w[] = {
+      { "Random 16.0 Read", R (RANDREAD), 16384, t[k].qd },
+      { "Sequential 64.0 Read", R (READ), 65536, t[k].qd },
+      { "Sequential 64.0 Write", R (WRITE), 65536, t[k].qd },
+    };
+    struct raidsim_jobfile *jf = raidsim_preset_expand (t[k].spec,
+                                                        100 * GiB);
+    char want[256];
+
+    ck_assert_msg (jf != NULL, "%s: %s", t[k].spec, raidsim_error ());
+    check_jobs (jf, w, 3, 0, 5 * SEC, false);
+    check_norandommap (jf, false);
+    /* The run says which queue depth it assumed, and whose it is. */
+    if (k == 0)
+      snprintf (want, sizeof want, "queue depth 16 (the default: an "
+                "estimate, the tool's own is not documented) in every "
+                "test; ");
+    else
+      snprintf (want, sizeof want, "queue depth %" PRIu64 " (given) in "
+                "every test; ", t[k].qd);
+    ck_assert_ptr_nonnull (jf->assumed);
+    ck_assert_msg (strncmp (jf->assumed, want, strlen (want)) == 0,
+                   "%s: assumed '%s'", t[k].spec, jf->assumed);
+    raidsim_jobfile_free (jf);
+  }
+}
+END_TEST
+
+/* A bad queue depth is one line naming it, and the range.  Mutants
+ * killed: qd=0 or 65537 accepted (the range check dropped); trailing
+ * text after the number accepted; a span taken for a queue depth.
+ */
+START_TEST (winsat_bad_qd)
+{
+  static const char *const bad[] = {
+    "qd=0", "qd=", "qd=x", "qd=65537", "qd=99999999999999999999999",
+    "qd=4x", "qd=-1", "QD=4", "1G", "full",
+  };
+  char spec[64], want[256];
+  unsigned k;
+
+  for (k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
+    snprintf (spec, sizeof spec, "winsat-disk:%s", bad[k]);
+    ck_assert_ptr_null (raidsim_preset_expand (spec, GiB));
+    snprintf (want, sizeof want, "%s: '%s' is not qd=N, a queue depth from "
+              "1 to 65536 (the default is 16)", spec, bad[k]);
+    ck_assert_str_eq (raidsim_error (), want);
+  }
+  /* Presets with a span take no queue depth. */
+  ck_assert_ptr_null (raidsim_preset_expand ("cdm3:qd=4", 100 * GiB));
+  ck_assert_ptr_null (raidsim_preset_expand ("hdtune-read:qd=4", GiB));
+  ck_assert_str_eq (raidsim_error (), "hdtune-read:qd=4: hdtune-read takes "
+                    "no argument");
 }
 END_TEST
 
@@ -263,9 +353,9 @@ START_TEST (bad_presets)
                     "means them), or full");
   ck_assert_ptr_null (raidsim_preset_expand ("cdm3:", GiB));
   ck_assert_ptr_null (raidsim_preset_expand ("cdm3:0MB", GiB));
-  ck_assert_ptr_null (raidsim_preset_expand ("winsat-disk:1G", GiB));
-  ck_assert_str_eq (raidsim_error (), "winsat-disk:1G: winsat-disk takes no "
-                    "argument");
+  ck_assert_ptr_null (raidsim_preset_expand ("hdtune-write:1G", GiB));
+  ck_assert_str_eq (raidsim_error (), "hdtune-write:1G: hdtune-write takes "
+                    "no argument");
   ck_assert_ptr_null (raidsim_preset_expand ("cdm3", 100 * MiB));
   ck_assert_str_eq (raidsim_error (), "cdm3: span of 1048576000 bytes is "
                     "larger than the array (104857600 bytes)");
@@ -329,6 +419,99 @@ START_TEST (stonewall_and_time_based)
   sim_test_run (&r, a, j, 1);
   ck_assert_uint_eq (raidsim_sim_job (r.s, 0)->dir[RAIDSIM_READ].ios, 10);
   sim_test_done (&r);
+}
+END_TEST
+
+/* winsat-disk:qd=N changes what runs, not only what is printed: on a
+ * drive that serves up to 64 commands at once, each in 1 ms, a test at
+ * QD q completes q I/Os a millisecond, q x 1,000 IOPS.  The report
+ * says which queue depth it assumed.  Mutants killed: the QD left at 1
+ * (or the default) whatever qd= says; the assumed line dropped from the
+ * report.
+ */
+START_TEST (winsat_qd_runs)
+{
+  static const struct { const char *spec; double qd; } t[] = {
+    { "winsat-disk:qd=1", 1 }, { "winsat-disk:qd=4", 4 },
+    { "winsat-disk", 16 },
+  };
+  const char *a;
+  unsigned k, i;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+                 "latency = 1ms\nparallelism = 64\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n");
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  for (k = 0; k < sizeof t / sizeof t[0]; ++k) {
+    struct raidsim_array_config *ac = raidsim_array_config_load (a);
+    struct raidsim_jobfile *jf;
+    struct raidsim_sim *s;
+    char *out, want[128];
+
+    ck_assert_msg (ac != NULL, "%s", raidsim_error ());
+    jf = raidsim_preset_expand (t[k].spec, raidsim_array_config_size (ac));
+    ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+    s = raidsim_sim_new (ac, jf, 1);
+    ck_assert_msg (s != NULL, "%s", raidsim_error ());
+    ck_assert_int_eq (raidsim_sim_run (s), 0);
+    for (i = 0; i < 3; ++i) {
+      const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+
+      ck_assert_double_eq_tol (raidsim_result_iops
+                               (r, raidsim_job_dir (r->job)),
+                               t[k].qd * 1000, t[k].qd * 1000 * 0.001);
+    }
+    out = sim_test_report (s, RAIDSIM_FORMAT_TABLE);
+    snprintf (want, sizeof want, "\npreset:%s: assumed queue depth %.0f (",
+              t[k].spec, t[k].qd);
+    ck_assert_msg (strstr (out, want) != NULL, "%s", out);
+    free (out);
+    raidsim_sim_free (s);
+    raidsim_jobfile_free (jf);
+    raidsim_array_config_free (ac);
+  }
+}
+END_TEST
+
+/* cdm8's pause is idle time in the run, not only an option printed: a
+ * test's unscored pass starts 5 s after the test before it ends (the
+ * first right after the test file is written).  Mutant killed:
+ * startdelay set on the jobs but not copied into fill_job's output
+ * (SET dropped), so every test starts at once.
+ */
+START_TEST (cdm8_pauses_run)
+{
+  struct raidsim_array_config *ac;
+  struct raidsim_jobfile *jf;
+  struct raidsim_sim *s;
+  const char *a;
+  unsigned i;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\ncapacity = 1G\n"
+                 "latency = 1ms\nparallelism = 1\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n");
+  a = sim_test_file ("a.ini", "[array]\nlevel = single\nmembers = 1\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  ac = raidsim_array_config_load (a);
+  ck_assert_msg (ac != NULL, "%s", raidsim_error ());
+  jf = raidsim_preset_expand ("cdm8:16MB", raidsim_array_config_size (ac));
+  ck_assert_msg (jf != NULL, "%s", raidsim_error ());
+  s = raidsim_sim_new (ac, jf, 1);
+  ck_assert_msg (s != NULL, "%s", raidsim_error ());
+  ck_assert_int_eq (raidsim_sim_run (s), 0);
+  for (i = 1; i < raidsim_sim_njobs (s); ++i) {
+    const struct raidsim_job_result *r = raidsim_sim_job (s, i);
+    raidsim_ns gap = i >= 3 && r->job->hidden ? 5 * SEC : 0;
+
+    ck_assert_msg (r->start == raidsim_sim_job (s, i - 1)->end + gap,
+                   "%s starts at %" PRIu64 ", the job before ends at %"
+                   PRIu64, r->job->name, (uint64_t) r->start,
+                   (uint64_t) raidsim_sim_job (s, i - 1)->end);
+  }
+  raidsim_sim_free (s);
+  raidsim_jobfile_free (jf);
+  raidsim_array_config_free (ac);
 }
 END_TEST
 
@@ -503,6 +686,7 @@ presets_suite (void)
   tcase_add_test (tc, cdm3);
   tcase_add_test (tc, cdm8);
   tcase_add_test (tc, winsat);
+  tcase_add_test (tc, winsat_bad_qd);
   tcase_add_test (tc, four_corners);
   tcase_add_test (tc, hdtune);
   tcase_add_test (tc, bad_presets);
@@ -510,6 +694,8 @@ presets_suite (void)
   suite_add_tcase (s, tc);
   tc = tcase_create ("groups");
   tcase_add_test (tc, stonewall_and_time_based);
+  tcase_add_test (tc, winsat_qd_runs);
+  tcase_add_test (tc, cdm8_pauses_run);
   suite_add_tcase (s, tc);
   tc = tcase_create ("sweep");
   tcase_set_timeout (tc, 60);

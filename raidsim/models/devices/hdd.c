@@ -47,11 +47,12 @@
  * array do not synchronise their spindles, so the same sector of two
  * members passes under their heads at different moments, and a request
  * split over several members waits for the worst placed of them.  Each
- * member's phase is frac (member x 0.618...) of a turn (the golden
- * ratio spreads any number of members evenly round the circle): the
- * mean of the largest of n waits is then close to n / (n + 1) of a
- * turn, as for independent phases, and a run is the same on every
- * machine.
+ * member's phase is drawn from the run's seed, uniformly over a turn
+ * (member 0's is 0, the reference): the mean over seeds of the largest
+ * of n waits is then n / (n + 1) of a turn, as for independent phases,
+ * and a run is the same on every machine for the same seed.  (Until
+ * issue 15 they were fixed at frac (member x 0.618) of a turn, the same
+ * for every seed, which more seeds could not average out.)
  *
  * Command overhead.  Every command spends `overhead` in the drive's
  * firmware before it can be served (in parallel with the mechanism).
@@ -141,6 +142,7 @@
 
 #include "raidsim/device.h"
 #include "raidsim/error.h"
+#include "raidsim/rng.h"
 #include "doneq.h"
 
 struct hdd_params {
@@ -450,18 +452,26 @@ hdd_create (const void *params, uint64_t capacity)
   return NULL;
 }
 
-/* The spindle of member m leads member 0's by frac (m x golden ratio)
- * of a turn (see the top of the file), whatever the seed: spread
- * evenly, the phases need no random draw.
+/* The spindle of member m leads member 0's by a fraction of a turn
+ * drawn uniformly from the seed (see the top of the file): independent
+ * phases, as unsynchronised spindles have, that more seeds average
+ * over.  Member 0 is the reference, at phase 0, so that a single
+ * drive's run is the same whatever the seed's draws here.  The stream
+ * is the seed's and the member's alone, apart from the workload's
+ * (workload.c mixes in other constants).
  */
 static void
 hdd_place (void *dev, unsigned member, uint64_t seed)
 {
   struct hdd *d = dev;
-  double f = member * 0.6180339887498949;
+  uint64_t sm = seed ^ UINT64_C (0x6864642d70686173); /* "hdd-phas" */
 
-  (void) seed;
-  d->phase = (f - floor (f)) * d->T;
+  d->phase = 0;
+  if (member == 0)
+    return;
+  raidsim_splitmix64 (&sm);
+  sm ^= (uint64_t) member * UINT64_C (0xd6e8feb86659fd93);
+  d->phase = (double) (raidsim_splitmix64 (&sm) >> 11) * 0x1p-53 * d->T;
 }
 
 /* ---- geometry ---- */

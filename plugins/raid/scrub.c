@@ -1,0 +1,389 @@
+/* nbdkit-raid-plugin: scrub, md's check and repair.  See scrub.h for
+ * what they do; here, how.
+ *
+ * The scrub runs in a thread of its own, not in sync.c's: that one
+ * keeps marking the array clean after idle times meanwhile (a long
+ * check must not leave the superblocks saying dirty), and the two
+ * share nothing but the array's range lock and sync.c's action, which
+ * says whether a resync runs.  Repair's writes do not mark the array
+ * dirty, as md's sync writes do not: a crash in the middle of one
+ * leaves a block that differed still differing, and nothing else.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NBDKIT_API_VERSION 2
+#include <nbdkit-plugin.h>
+
+#include "metadata.h"
+#include "params.h"
+#include "plan.h"
+#include "request.h"
+#include "scrub.h"
+#include "sync.h"
+
+const char *
+scrub_action_name (enum scrub_action a)
+{
+  switch (a) {
+  case SCRUB_CHECK: return "check";
+  case SCRUB_REPAIR: return "repair";
+  default: return "idle";
+  }
+}
+
+void
+scrub_init (struct raid_array *a)
+{
+  struct raid_scrub *s = &a->scrub;
+
+  pthread_mutex_init (&s->lock, NULL);
+  pthread_cond_init (&s->cond, NULL);
+  s->action = SCRUB_IDLE;
+}
+
+static void
+run_ios (struct member_io *ios, size_t n)
+{
+  struct member_batch batch;
+  size_t i;
+
+  if (n == 0)
+    return;
+  for (i = 0; i < n; ++i)
+    ios[i].batch = &batch;
+  batch_init (&batch, n);
+  member_submit_all (ios, n);
+  batch_wait (&batch);
+  batch_destroy (&batch);
+}
+
+/* md's unit: a resync block is SCRUB_BLOCK of the array, aligned to it,
+ * and (pieces never cross a chunk) cut at the piece's end.  Returns the
+ * length of the block that starts at array offset off, within a piece
+ * that ends at end.
+ */
+static uint64_t
+block_len (uint64_t off, uint64_t end)
+{
+  uint64_t next = (off / SCRUB_BLOCK + 1) * SCRUB_BLOCK;
+
+  return (next < end ? next : end) - off;
+}
+
+/* Check (and on repair, mend) one piece; bufs[k] holds room for copy
+ * k.  Returns the mismatched sectors found.
+ */
+static uint64_t
+scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
+             bool repair)
+{
+  struct member_io ios[RAID_MAX_MEMBERS], w[RAID_MAX_MEMBERS * 16];
+  unsigned k, src, n = 0, nw = 0, i;
+  int slot[RAID_MAX_MEMBERS];
+  uint64_t mismatch = 0;
+
+  for (k = 0; k < p->ncopies; ++k) {
+    struct member *m = &a->members[p->copy[k].member];
+
+    slot[k] = -1;
+    if (atomic_load (&m->failed))
+      continue;
+    slot[k] = n;
+    ios[n++] = (struct member_io) {
+      .op = MOP_READ, .pieces = 1, .buf = bufs[k],
+      .offset = p->copy[k].offset, .length = p->length, .member = m,
+    };
+  }
+  run_ios (ios, n);
+  /* The first copy that read is the good one, as md's. */
+  for (src = 0; src < p->ncopies; ++src)
+    if (slot[src] >= 0 && ios[slot[src]].err == 0)
+      break;
+  for (k = 0; k < p->ncopies; ++k)
+    if (slot[k] >= 0 && ios[slot[k]].err)
+      nbdkit_error ("%s: member %u (%s) at offset %" PRIu64 ": %s",
+                    repair ? "repair" : "check", ios[slot[k]].member->index,
+                    ios[slot[k]].member->name, ios[slot[k]].offset,
+                    strerror (ios[slot[k]].err));
+  if (src == p->ncopies)
+    return 0;
+
+  for (k = 0; k < p->ncopies; ++k) {
+    uint64_t off;
+
+    if (k == src || slot[k] < 0)
+      continue;
+    for (off = 0; off < p->length;) {
+      uint64_t len = block_len (p->offset + off, p->offset + p->length);
+      bool differs = ios[slot[k]].err != 0 ||
+        memcmp (bufs[src] + off, bufs[k] + off, len) != 0;
+
+      if (differs && ios[slot[k]].err == 0)
+        mismatch += len / 512;
+      if (differs && repair && nw < sizeof w / sizeof w[0]) {
+        w[nw++] = (struct member_io) {
+          .op = MOP_WRITE, .flags = MIO_NO_GROW, .pieces = 1,
+          .buf = bufs[src] + off, .offset = p->copy[k].offset + off,
+          .length = len, .member = ios[slot[k]].member,
+        };
+      }
+      off += len;
+    }
+  }
+  run_ios (w, nw);
+  for (i = 0; i < nw; ++i)
+    if (w[i].err) {
+      if (request_mark_failed (a, w[i].member->index, "repair write",
+                               w[i].err))
+        metadata_record (a, UINT32_C (1) << w[i].member->index);
+    }
+  return mismatch;
+}
+
+/* One region, holding its range against client writes. */
+static uint64_t
+scrub_region (struct raid_array *a, uint64_t offset, uint64_t length,
+              char **bufs, bool repair)
+{
+  struct range_hold hold;
+  struct plan pl;
+  uint64_t mismatch = 0;
+  size_t i;
+
+  range_acquire (&a->write_ranges, &hold, offset, length);
+  if (plan_build (&pl, a->geom, offset, length) == -1)
+    nbdkit_error ("%s: array offset %" PRIu64 ": %m",
+                  repair ? "repair" : "check", offset);
+  else {
+    for (i = 0; i < pl.npieces; ++i)
+      mismatch += scrub_piece (a, &pl.piece[i], bufs, repair);
+    plan_free (&pl);
+  }
+  range_release (&a->write_ranges, &hold);
+  return mismatch;
+}
+
+/* Client requests so far: while they change, the array is busy (the
+ * resync's rule, sync.c).
+ */
+static uint64_t
+client_ops (struct raid_array *a)
+{
+  uint64_t n = 0;
+  int i;
+
+  pthread_mutex_lock (&a->stats.lock);
+  for (i = 0; i < MOP_COUNT; ++i)
+    n += a->stats.ops[i];
+  n += a->stats.inflight;
+  pthread_mutex_unlock (&a->stats.lock);
+  return n;
+}
+
+/* Wait ns, with s->lock held, or until stop. */
+static void
+wait_locked (struct raid_scrub *s, uint64_t ns)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  ns += ts.tv_nsec;
+  ts.tv_sec += ns / 1000000000;
+  ts.tv_nsec = ns % 1000000000;
+  while (!s->stop)
+    if (pthread_cond_timedwait (&s->cond, &s->lock, &ts) == ETIMEDOUT)
+      break;
+}
+
+static void *
+scrub_thread (void *arg)
+{
+  struct raid_array *a = arg;
+  struct raid_scrub *s = &a->scrub;
+  bool repair = s->action == SCRUB_REPAIR;
+  const char *what = repair ? "repair" : "check";
+  uint64_t size = raid_geom_size (a->geom), pos = 0;
+  uint64_t t0 = stats_now_ns (), mark_ns = t0, mark_pos = 0;
+  uint64_t ops = client_ops (a);
+  unsigned copies = raid_geom_copies (a->geom), k, next_tenth = 1;
+  char *bufs[RAID_MAX_MEMBERS] = { NULL };
+  bool stopped = false;
+
+  for (k = 0; k < copies; ++k)
+    if ((bufs[k] = malloc (SYNC_REGION)) == NULL) {
+      nbdkit_error ("%s: %m", what);
+      stopped = true;
+      goto out;
+    }
+  nbdkit_error ("%s: started over the array's %" PRIu64 " bytes "
+                "(sync-speed-min=%lu sync-speed-max=%lu KiB/s)", what,
+                size, params.sync_speed_min, params.sync_speed_max);
+  while (pos < size) {
+    uint64_t len = size - pos < SYNC_REGION ? size - pos : SYNC_REGION;
+    uint64_t mm = scrub_region (a, pos, len, bufs, repair);
+    uint64_t now, elapsed, limit, o;
+    double rate;
+
+    pos += len;
+    pthread_mutex_lock (&s->lock);
+    s->done = pos;
+    s->mismatch_cnt += mm;
+    /* The resync's throttle (sync.c), md's: the rate since the last
+     * mark, at most max, and at most min while clients are busy.
+     */
+    now = stats_now_ns ();
+    elapsed = now - mark_ns;
+    rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
+    s->rate = rate;
+    o = client_ops (a);
+    limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
+    ops = o;
+    if (rate > limit) {
+      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
+                                  * 1e9);
+      if (need > elapsed)
+        wait_locked (s, need - elapsed);
+    }
+    if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
+      mark_ns = stats_now_ns ();
+      mark_pos = pos;
+    }
+    stopped = s->stop;
+    pthread_mutex_unlock (&s->lock);
+    if (stopped)
+      break;
+    if (pos * 10 / size >= next_tenth && pos < size) {
+      nbdkit_error ("%s: %u%% done (%" PRIu64 " of %" PRIu64 " bytes)",
+                    what, (unsigned) (pos * 100 / size), pos, size);
+      next_tenth = pos * 10 / size + 1;
+    }
+  }
+
+ out:
+  for (k = 0; k < copies; ++k)
+    free (bufs[k]);
+  pthread_mutex_lock (&s->lock);
+  s->last = what;
+  s->last_complete = !stopped;
+  s->action = SCRUB_IDLE;
+  {
+    uint64_t ns = stats_now_ns () - t0, mm = s->mismatch_cnt;
+
+    pthread_mutex_unlock (&s->lock);
+    if (stopped)
+      nbdkit_error ("%s: stopped at array offset %" PRIu64 " of %" PRIu64
+                    "; mismatch_cnt %" PRIu64 " so far", what, pos, size,
+                    mm);
+    else
+      nbdkit_error ("%s: done: %" PRIu64 " bytes in %.3f s; mismatch_cnt "
+                    "%" PRIu64 " (sectors in blocks whose copies %s)", what,
+                    size, ns / 1e9, mm,
+                    repair ? "differed, now rewritten from the first copy"
+                    : "differ");
+  }
+  return NULL;
+}
+
+/* Reap a thread that has ended on its own, with s->lock held. */
+static void
+reap_locked (struct raid_scrub *s)
+{
+  if (s->thread_started && s->action == SCRUB_IDLE) {
+    pthread_join (s->thread, NULL);
+    s->thread_started = false;
+  }
+}
+
+int
+scrub_start (struct raid_array *a, enum scrub_action act, const char **why)
+{
+  struct raid_scrub *s = &a->scrub;
+  const char *sync_action = "idle";
+  int err;
+
+  if (!is_redundant (a)) {
+    *why = "the array has no copies to compare (RAID 0)";
+    return -1;
+  }
+  if (act == SCRUB_REPAIR && atomic_load (&a->no_writes)) {
+    *why = "the array is served read-only (nbdkit -r): nothing may be "
+      "written";
+    return -1;
+  }
+  if (a->sync.on) {
+    pthread_mutex_lock (&a->meta.lock);
+    sync_action = a->sync.action;
+    pthread_mutex_unlock (&a->meta.lock);
+  }
+  pthread_mutex_lock (&s->lock);
+  reap_locked (s);
+  if (s->action != SCRUB_IDLE) {
+    pthread_mutex_unlock (&s->lock);
+    *why = s->action == SCRUB_CHECK ? "a check is running (idle stops it)"
+      : "a repair is running (idle stops it)";
+    return -1;
+  }
+  if (strcmp (sync_action, "idle") != 0) {
+    pthread_mutex_unlock (&s->lock);
+    *why = "another sync action is running (md refuses a check then too)";
+    return -1;
+  }
+  s->action = act;
+  s->stop = false;
+  s->done = 0;
+  s->total = raid_geom_size (a->geom);
+  s->rate = 0;
+  s->mismatch_cnt = 0;
+  err = pthread_create (&s->thread, NULL, scrub_thread, a);
+  if (err) {
+    s->action = SCRUB_IDLE;
+    pthread_mutex_unlock (&s->lock);
+    *why = "its thread could not be started";
+    return -1;
+  }
+  s->thread_started = true;
+  pthread_mutex_unlock (&s->lock);
+  return 0;
+}
+
+bool
+scrub_stop (struct raid_array *a)
+{
+  struct raid_scrub *s = &a->scrub;
+  bool running;
+  pthread_t t;
+
+  pthread_mutex_lock (&s->lock);
+  if (!s->thread_started) {
+    pthread_mutex_unlock (&s->lock);
+    return false;
+  }
+  running = s->action != SCRUB_IDLE;
+  s->stop = true;
+  pthread_cond_broadcast (&s->cond);
+  t = s->thread;
+  s->thread_started = false;
+  pthread_mutex_unlock (&s->lock);
+  pthread_join (t, NULL);
+  return running;
+}
+
+bool
+scrub_busy (struct raid_array *a)
+{
+  bool busy;
+
+  pthread_mutex_lock (&a->scrub.lock);
+  busy = a->scrub.action != SCRUB_IDLE;
+  pthread_mutex_unlock (&a->scrub.lock);
+  return busy;
+}

@@ -1,0 +1,114 @@
+/* nbdkit-raid-plugin: model=ARRAY.ini, the simulator's models on the
+ * wall clock.
+ *
+ * With model= the array's member I/O still goes to the real members, so
+ * the data is real; what the models change is when a request
+ * completes.  The array file's RAID layer (raidsim's array.c: the split
+ * and the read policy, read-policy = all included), controller, links
+ * and devices, the very code `raidsim run` drives in simulated time
+ * (raidsim_lib), are driven here by CLOCK_MONOTONIC instead of the
+ * event engine:
+ *
+ *   timing_begin   a client request arrives (raid.c): the model's RAID
+ *                  layer splits it into member commands for the
+ *                  controller model, at the clock's reading
+ *                  (include/raidsim/device.h: the driver tells the
+ *                  models the time); then the real request runs;
+ *   the timing thread  runs the models: it sleeps (timer slack 1 ns)
+ *                  until shortly before the next time a model has
+ *                  something to do, and hands each request the time
+ *                  its last command completed;
+ *   timing_end     after the real request: sleeps to just before the
+ *                  model's completion time and spins the last
+ *                  microseconds, so that the request returns then.
+ *
+ * The models see the request as the simulator would, not the plugin's
+ * own member I/O: on RAID 1 and 10 the model's read policy picks the
+ * copies it times, whichever the plugin read (the plugin's choice looks
+ * at the real members' queues, which are not the modelled ones).
+ *
+ * The emulator can only add latency.  A request whose real I/O ends
+ * after the model's time is late: it returns at once, and is counted,
+ * with by how much, in the statistics JSON ("timing") and the log
+ * summary.
+ *
+ * See timing.c for why the thread runs the models a little ahead of the
+ * clock (lookahead) and what that costs.
+ */
+#ifndef RAID_TIMING_H
+#define RAID_TIMING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "raidsim/geometry.h"
+#include "raidsim/raidkeys.h"
+
+#include <pthread.h>
+
+/* One client request, on its thread's stack from timing_begin to
+ * timing_end.
+ */
+struct timing_req {
+  bool timed;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  unsigned left;                /* member commands the models still hold */
+  uint64_t start, done;         /* CLOCK_MONOTONIC ns: given to the
+                                 * models, and the models' completion */
+};
+
+/* model=PATH: load the array file and the files it names.  -1 after
+ * nbdkit_error ("model: FILE:LINE: ...").
+ */
+extern int timing_config (const char *path);
+
+/* Before assembly: level=, chunk= and copies= given on the command
+ * line must agree with the array file's.  0, or -1 after one
+ * nbdkit_error naming the key and both values.
+ */
+extern int timing_settings (const struct raid_settings *s);
+
+/* An array without md metadata (assemble.c): its level, chunk and
+ * copies are the array file's.
+ */
+extern void timing_fill (struct raid_settings *s);
+
+/* After assembly: the array served (from md metadata, or as filled in
+ * above) must be the file's: level, chunk, copies and member count.
+ */
+extern int timing_check_array (enum raid_level level, uint64_t chunk,
+                               unsigned copies, unsigned nmembers);
+
+/* Build the models and start the thread (after nbdkit's fork). */
+extern int timing_start (void);
+extern void timing_stop (void);
+
+/* True once model= was given. */
+extern bool timing_enabled (void);
+
+/* The hooks in raid.c (see above).  Both are no-ops without model=.
+ * write: a write or a zero (the members write zeroes); trims and
+ * flushes are not timed.
+ */
+extern void timing_begin (struct timing_req *r, bool write, uint64_t offset,
+                          uint64_t len);
+extern void timing_end (struct timing_req *r);
+
+/* The "timing" object of the statistics JSON, or NULL without model=. */
+extern json_object *timing_json (void);
+/* One summary line (see stats_log_summary). */
+extern void timing_log_summary (bool to_stderr);
+
+/* -D raid.timing_lookahead_us=N, -D raid.timing_spin_us=N and
+ * -D raid.timing_host_us=N (timing.c).
+ */
+extern int raid_debug_timing_lookahead_us;
+extern int raid_debug_timing_spin_us;
+extern int raid_debug_timing_host_us;
+
+#endif /* RAID_TIMING_H */
