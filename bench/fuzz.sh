@@ -71,10 +71,12 @@ targets=()
 for p in "${parsers[@]}"; do
   targets+=("tests/fuzz/fuzz-$p")
 done
-# (afl-cc appends the strings of each file it compiles to the raw file;
+# (ninja, not meson compile, so that a harness added since the last
+# setup is found: ninja regenerates the build files first.  afl-cc
+# appends the strings of each file it compiles to the raw file;
 # files already built are not compiled again, so it is kept and sorted.)
 AFL_LLVM_DICT2FILE=$dict.raw AFL_QUIET=1 \
-  nice meson compile -C "$build" "${targets[@]}" >"$build.compile.log" 2>&1 || {
+  nice ninja -C "$build" "${targets[@]}" >"$build.compile.log" 2>&1 || {
   echo "fuzz.sh: build failed; see $build.compile.log" >&2; exit 2; }
 [ -f "$dict.raw" ] && sort -u "$dict.raw" >"$dict"
 dict_args=()
