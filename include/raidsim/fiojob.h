@@ -248,6 +248,11 @@ extern const struct raidsim_param raidsim_fio_params[];
 
 /* NULL with raidsim_error () set ("FILE:LINE: OPTION: what is wrong"). */
 extern struct raidsim_jobfile *raidsim_jobfile_load (const char *path);
+/* The same from text in memory, which messages call name (the fuzzing
+ * harness, tests/fuzz/fuzz-fiojob.c).
+ */
+extern struct raidsim_jobfile *raidsim_jobfile_load_text (const char *name,
+                                                          const char *text);
 extern void raidsim_jobfile_free (struct raidsim_jobfile *jf);
 
 /* A job file of one job that replays the trace at path (read_iolog),

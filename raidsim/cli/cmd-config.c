@@ -39,7 +39,11 @@ usage (FILE *fp)
            "With no FILE, print the reference of every config key (as\n"
            "Markdown with --markdown, which is docs/config-reference.md).\n"
            "With FILEs, check each array, device, controller or fio job\n"
-           "file and print the settings in effect, defaults included.\n",
+           "file and print the settings in effect, defaults included.\n"
+           "\n"
+           "Options:\n"
+           "      --markdown   the reference as Markdown\n"
+           "  -h, --help       show this help and the reference\n",
            CMD, CMD);
 }
 

@@ -42,7 +42,14 @@ usage (FILE *fp)
            "Optane-class drive on its own against two of them in a\n"
            "VROC-style RAID 0, over the four-corners preset.  --configs\n"
            "prints the built-in config files instead.  --workers N runs\n"
-           "it in N processes (--jobs N, its old name, still works).\n",
+           "it in N processes (--jobs N, its old name, still works).\n"
+           "\n"
+           "Options:\n"
+           "  -f, --format FMT   table (default), csv or json\n"
+           "  -j, --workers N    worker processes (default: the online CPUs)\n"
+           "  -j, --jobs N       the old name of --workers\n"
+           "  -c, --configs      print the built-in config files, run nothing\n"
+           "  -h, --help         show this help\n",
            CMD, PROGRAM_NAME);
 }
 

@@ -170,7 +170,23 @@ usage (FILE *fp)
            "\n"
            "Needs gnuplot (Debian: gnuplot-nox); the terminal is\n"
            "pngcairo or svg, chosen by OUT's extension.  --script prints\n"
-           "the gnuplot script instead of running it.\n",
+           "the gnuplot script instead of running it.\n"
+           "\n"
+           "Options:\n"
+           "  -o, --output OUT     the PNG or SVG file to write\n"
+           "  -m, --metric M       sweeps: auto (default), iops or mbps\n"
+           "      --layout L       sweeps with varied keys: panels\n"
+           "                       (default), lines or heatmap\n"
+           "      --x KEY          sweeps: the varied key across the x axis\n"
+           "                       (default: the first whose values are\n"
+           "                       numbers)\n"
+           "      --points CSV     sweeps: measured points to mark\n"
+           "      --log-y          sweeps: a log scale on the y axis\n"
+           "      --group G        validate: a panel per id prefix\n"
+           "                       (default) or per case\n"
+           "  -t, --title TEXT     the plot's title\n"
+           "  -S, --script         print the gnuplot script, run nothing\n"
+           "  -h, --help           show this help\n",
            CMD, CMD);
 }
 

@@ -2056,15 +2056,16 @@ blame (const struct raidsim_job *j, enum raidsim_fio_opt o)
   return j->opt_line[o] ? j->opt_line[o] : j->line;
 }
 
-struct raidsim_jobfile *
-raidsim_jobfile_load (const char *path)
+/* The job file read into ini (which this frees), named path. */
+static struct raidsim_jobfile *
+jobfile_from_ini (const char *path, struct raidsim_ini *ini)
 {
   struct loader ld = { 0 };
   struct raidsim_jobfile *jf;
   struct raidsim_job global;
   unsigned i;
 
-  ld.ini = raidsim_ini_load (path, RAIDSIM_INI_FIO);
+  ld.ini = ini;
   if (ld.ini == NULL)
     return NULL;
   jf = ld.jf = calloc (1, sizeof *jf);
@@ -2201,6 +2202,19 @@ raidsim_jobfile_load (const char *path)
   free (ld.noted_keys);
   raidsim_ini_free (ld.ini);
   return jf;
+}
+
+struct raidsim_jobfile *
+raidsim_jobfile_load (const char *path)
+{
+  return jobfile_from_ini (path, raidsim_ini_load (path, RAIDSIM_INI_FIO));
+}
+
+struct raidsim_jobfile *
+raidsim_jobfile_load_text (const char *name, const char *text)
+{
+  return jobfile_from_ini (name, raidsim_ini_load_text (name, text,
+                                                        RAIDSIM_INI_FIO));
 }
 
 struct raidsim_jobfile *
