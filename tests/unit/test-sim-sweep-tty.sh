@@ -50,7 +50,7 @@ for workers in 1 2; do
   tail=$(tail -c 2 "$tmp/typescript" | od -An -c | tr -d ' ')
   last=$(tr '\r' '\n' < "$tmp/typescript" | tail -n 1)
   if [ -n "$missing" ]; then
-    fail "workers $workers: tty: missing$missing: $(od -c "$tmp/typescript" | head -n 8)"
+    fail "workers $workers: tty: missing$missing: $(od -c "$tmp/typescript" | sed -n 1,8p)"
   elif [ "$tail" != '\r' ] || [ -n "${last//[$'\n' ]/}" ]; then
     fail "workers $workers: tty: the line is not blanked at the end: $(od -c "$tmp/typescript" | tail -n 4)"
   elif grep -q 'sweep:' "$tmp/out.csv" ||
@@ -78,13 +78,13 @@ fi
 # A file and a pipe get nothing, and stdout is the same CSV.
 "${sweep[@]}" > "$tmp/file.csv" 2> "$tmp/err"
 if [ -s "$tmp/err" ]; then
-  fail "stderr to a file: $(od -c "$tmp/err" | head -n 3)"
+  fail "stderr to a file: $(od -c "$tmp/err" | sed -n 1,3p)"
 else
   ok "stderr to a file: nothing"
 fi
 "${sweep[@]}" 2>&1 > /dev/null | cat > "$tmp/pipe"
 if [ -s "$tmp/pipe" ]; then
-  fail "stderr to a pipe: $(od -c "$tmp/pipe" | head -n 3)"
+  fail "stderr to a pipe: $(od -c "$tmp/pipe" | sed -n 1,3p)"
 else
   ok "stderr to a pipe: nothing"
 fi
