@@ -825,8 +825,17 @@ static raidsim_ns
 flash_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
 {
   struct flash *d = dev;
+  /* Service begins when one of the controller's cores takes the
+   * command (the driver's device-queue stage is the wait for a core);
+   * waits for dies, channels and buffer slots after that are service,
+   * the drive's internal contention.  Without this the driver would
+   * take the previous completion as the start, which on a drive serving
+   * several commands at once counts service as queue.
+   */
+  raidsim_ns start = max_ns (now, d->core_free[0]);
   raidsim_ns t = controller_stage (d, now), done;
 
+  io->started = start;
   done = io->flush ? do_flush (d, t, now)
     : io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
     : do_write (d, io, t, now);
