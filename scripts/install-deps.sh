@@ -23,6 +23,7 @@ packages=(
   fio gnuplot-nox
   mdadm              # test-mdadm.sh: real mdadm --examine reads our members
   blktrace           # blkparse: test-sim-trace.sh checks our blktrace reader
+  bc                 # test-recovery.sh's and bench/rebuild.sh's arithmetic
 )
 
 if [ "$(id -u)" -eq 0 ]; then
