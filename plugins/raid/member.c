@@ -102,6 +102,22 @@ batch_destroy (struct member_batch *b)
   pthread_mutex_destroy (&b->lock);
 }
 
+void
+member_run_batch (struct member_io *ios, size_t n)
+{
+  struct member_batch batch;
+  size_t i;
+
+  if (n == 0)
+    return;
+  for (i = 0; i < n; ++i)
+    ios[i].batch = &batch;
+  batch_init (&batch, n);
+  member_submit_all (ios, n);
+  batch_wait (&batch);
+  batch_destroy (&batch);
+}
+
 /* The batch lives on the stack of the thread in batch_wait, which may
  * return and destroy it as soon as the lock is dropped: touch nothing
  * after the unlock.

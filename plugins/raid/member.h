@@ -278,6 +278,10 @@ extern void batch_destroy (struct member_batch *b);
 extern void member_submit (struct member_io *io);
 /* Submit ios[0..n-1], all of one batch. */
 extern void member_submit_all (struct member_io *ios, size_t n);
+/* Run ios[0..n-1] as one batch of their own and wait for them all: the
+ * background work's way (metadata, resync, recovery, scrub).
+ */
+extern void member_run_batch (struct member_io *ios, size_t n);
 extern void member_io_done (struct member_io *io, int err);
 
 /* A warning about member m, at start-up: the array is served, but not

@@ -169,23 +169,6 @@ writable (const struct raid_array *a)
 }
 
 
-/* Run ios[0..n-1] as one batch and wait for them. */
-static void
-run_ios (struct member_io *ios, size_t n)
-{
-  struct member_batch batch;
-  size_t i;
-
-  if (n == 0)
-    return;
-  for (i = 0; i < n; ++i)
-    ios[i].batch = &batch;
-  batch_init (&batch, n);
-  member_submit_all (ios, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
-}
-
 int
 metadata_update_locked (struct raid_array *a, const char *why)
 {
@@ -242,7 +225,7 @@ metadata_update_locked (struct raid_array *a, const char *why)
        * A member whose read fails is not written, and fails below.
        */
       if (start != MDSB_OFFSET || len != MDSB_SIZE) {
-        run_ios (&ios[n], 1);
+        member_run_batch (&ios[n], 1);
         if (ios[n].err) {
           n++;
           continue;
@@ -261,7 +244,7 @@ metadata_update_locked (struct raid_array *a, const char *why)
       w[nw++] = ios[n];
       n++;
     }
-    run_ios (w, nw);
+    member_run_batch (w, nw);
     for (i = 0; i < nw; ++i)
       ios[map[i]].err = w[i].err;
     meta->events = events;

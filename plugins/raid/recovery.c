@@ -555,23 +555,6 @@ recovery_preconnect (struct raid_array *a, bool readonly)
     }
 }
 
-/* Run ios[0..n-1] as one batch and wait for them. */
-static void
-run_ios (struct member_io *ios, size_t n)
-{
-  struct member_batch batch;
-  size_t i;
-
-  if (n == 0)
-    return;
-  for (i = 0; i < n; ++i)
-    ios[i].batch = &batch;
-  batch_init (&batch, n);
-  member_submit_all (ios, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
-}
-
 /* Write spare j's superblock, with meta.lock held: the array's event
  * count and role table as they are now, the spare role in its slot.
  */
@@ -602,7 +585,7 @@ spare_write_sb_locked (struct raid_array *a, unsigned j)
     .op = MOP_WRITE, .flags = MIO_FUA, .buf = buf, .offset = MDSB_OFFSET,
     .length = MDSB_SIZE, .member = &rec->spare[j],
   };
-  run_ios (&io, 1);
+  member_run_batch (&io, 1);
   free (buf);
   if (io.err) {
     errno = io.err;
@@ -764,7 +747,7 @@ rebuild_piece (struct raid_array *a, const struct piece *p, uint32_t targets,
       .offset = p->copy[src].offset, .length = p->length,
       .member = &a->members[mi],
     };
-    run_ios (ios, 1);
+    member_run_batch (ios, 1);
     if (ios[0].err == 0)
       break;
     nbdkit_error ("recovery: member %u (%s) at offset %" PRIu64 ": %s; "
@@ -783,7 +766,7 @@ rebuild_piece (struct raid_array *a, const struct piece *p, uint32_t targets,
         .offset = p->copy[k].offset, .length = p->length,
         .member = &a->members[p->copy[k].member],
       };
-  run_ios (ios, n);
+  member_run_batch (ios, n);
   for (k = 0; k < n; ++k)
     if (ios[k].err) {
       unsigned mi = ios[k].member->index;
@@ -872,7 +855,7 @@ flush_members (struct raid_array *a, uint32_t set)
     if ((set & BIT (r)) && !atomic_load (&a->members[r].failed))
       ios[n++] = (struct member_io) { .op = MOP_FLUSH,
                                       .member = &a->members[r] };
-  run_ios (ios, n);
+  member_run_batch (ios, n);
 }
 
 /* Members in the set that are still there to rebuild. */

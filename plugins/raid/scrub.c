@@ -51,22 +51,6 @@ scrub_init (struct raid_array *a)
   s->action = SCRUB_IDLE;
 }
 
-static void
-run_ios (struct member_io *ios, size_t n)
-{
-  struct member_batch batch;
-  size_t i;
-
-  if (n == 0)
-    return;
-  for (i = 0; i < n; ++i)
-    ios[i].batch = &batch;
-  batch_init (&batch, n);
-  member_submit_all (ios, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
-}
-
 /* md's unit: a resync block is SCRUB_BLOCK of the array, aligned to it,
  * and (pieces never cross a chunk) cut at the piece's end.  Returns the
  * length of the block that starts at array offset off, within a piece
@@ -107,7 +91,7 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
       .offset = p->copy[k].offset, .length = p->length, .member = m,
     };
   }
-  run_ios (ios, n);
+  member_run_batch (ios, n);
   /* The first copy that read is the good one, as md's. */
   for (src = 0; src < p->ncopies; ++src)
     if (slot[src] >= 0 && ios[slot[src]].err == 0)
@@ -143,7 +127,7 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
       off += len;
     }
   }
-  run_ios (w, nw);
+  member_run_batch (w, nw);
   for (i = 0; i < nw; ++i)
     if (w[i].err) {
       if (request_mark_failed (a, w[i].member->index, "repair write",

@@ -121,23 +121,6 @@ safe_mode_locked (struct raid_array *a, const char *why)
 /* ---------------------------------------------------------------- */
 /* Resync */
 
-/* Run ios[0..n-1] as one batch and wait for them. */
-static void
-run_ios (struct member_io *ios, size_t n)
-{
-  struct member_batch batch;
-  size_t i;
-
-  if (n == 0)
-    return;
-  for (i = 0; i < n; ++i)
-    ios[i].batch = &batch;
-  batch_init (&batch, n);
-  member_submit_all (ios, n);
-  batch_wait (&batch);
-  batch_destroy (&batch);
-}
-
 /* Bring the copies of one piece into line: read its first live copy
  * that reads, and write that to its other live copies.  A copy that
  * fails is failed out of the array, as a client write would fail it.
@@ -159,7 +142,7 @@ sync_piece (struct raid_array *a, const struct piece *p, char *buf)
       .op = MOP_READ, .pieces = 1, .buf = buf,
       .offset = p->copy[src].offset, .length = p->length, .member = m,
     };
-    run_ios (ios, 1);
+    member_run_batch (ios, 1);
     if (ios[0].err == 0)
       break;
     nbdkit_error ("resync: member %u (%s) at offset %" PRIu64 ": %s; "
@@ -183,7 +166,7 @@ sync_piece (struct raid_array *a, const struct piece *p, char *buf)
       .offset = p->copy[k].offset, .length = p->length, .member = m,
     };
   }
-  run_ios (ios, n);
+  member_run_batch (ios, n);
   for (i = 0; i < n; ++i)
     if (ios[i].err &&
         request_mark_failed (a, ios[i].member->index, "resync write",
