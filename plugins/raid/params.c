@@ -268,45 +268,42 @@ parse_control (const char *key, const char *value)
   return params.control_path ? 0 : -1;
 }
 
+/* Append value to list[*n] (at most max): the member= and spare= keys,
+ * what ("member", "spare") naming them in the errors.
+ */
 static int
-parse_member (const char *key, const char *value)
+add_name (const char *what, const char *value, char **list, unsigned *n,
+          unsigned max)
 {
-  if (params.nmembers == RAID_MAX_MEMBERS) {
-    nbdkit_error ("member: at most %d members are supported",
-                  RAID_MAX_MEMBERS);
+  if (*n == max) {
+    nbdkit_error ("%s: at most %u %ss are supported", what, max, what);
     return -1;
   }
   if (value[0] == '\0') {
-    nbdkit_error ("member: empty file name");
+    nbdkit_error ("%s: empty file name", what);
     return -1;
   }
-  params.member[params.nmembers] = strdup (value);
-  if (params.member[params.nmembers] == NULL) {
+  list[*n] = strdup (value);
+  if (list[*n] == NULL) {
     nbdkit_error ("strdup: %m");
     return -1;
   }
-  params.nmembers++;
+  (*n)++;
   return 0;
+}
+
+static int
+parse_member (const char *key, const char *value)
+{
+  return add_name ("member", value, params.member, &params.nmembers,
+                   RAID_MAX_MEMBERS);
 }
 
 static int
 parse_spare (const char *key, const char *value)
 {
-  if (params.nspares == RAID_MAX_SPARES) {
-    nbdkit_error ("spare: at most %d spares are supported", RAID_MAX_SPARES);
-    return -1;
-  }
-  if (value[0] == '\0') {
-    nbdkit_error ("spare: empty file name");
-    return -1;
-  }
-  params.spare[params.nspares] = strdup (value);
-  if (params.spare[params.nspares] == NULL) {
-    nbdkit_error ("strdup: %m");
-    return -1;
-  }
-  params.nspares++;
-  return 0;
+  return add_name ("spare", value, params.spare, &params.nspares,
+                   RAID_MAX_SPARES);
 }
 
 static int
