@@ -396,28 +396,6 @@ do_fail (struct raid_array *a, int r)
   return detail_reply (a, msg);
 }
 
-/* Wait until no I/O of m is in flight.  m has failed, and member.c
- * checks that under slot_lock before it issues one, so none starts
- * after this.
- */
-static void
-drain (struct member *m)
-{
-  pthread_mutex_lock (&m->slot_lock);
-  while (atomic_load (&m->load->pending) > 0) {
-    struct timespec ts;
-
-    clock_gettime (CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 10000000;
-    if (ts.tv_nsec >= 1000000000) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000;
-    }
-    pthread_cond_timedwait (&m->slot_cond, &m->slot_lock, &ts);
-  }
-  pthread_mutex_unlock (&m->slot_lock);
-}
-
 static char *do_remove_held (struct raid_array *a, int r);
 
 /* No spare takes the role while it is emptied, and no request is in
@@ -455,7 +433,7 @@ do_remove_held (struct raid_array *a, int r)
   }
   snprintf (msg, sizeof msg, "hot removed member %d (%s) from the array",
             r, m->name);
-  drain (m);
+  member_drain (m);
   /* The role is empty from now on, as a member that was missing at
    * start: no superblock names it (0xffff in the role table, as md
    * leaves the slot of a device it removed), and the next update says
