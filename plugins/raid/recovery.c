@@ -663,8 +663,14 @@ take_spares (struct raid_array *a)
     if (j == RAID_MAX_SPARES)
       break;
     old = m->name;
+    /* A member that was in the array stays listed as faulty until it
+     * is removed, as in md; a missing role's placeholder, or a member
+     * left out at assembly, was never in it.
+     */
+    rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
+      ? SPARE_FAULTY : SPARE_OLD;
+    rec->replaced_role[j] = r;
     swap_backend (m, &rec->spare[j]);
-    rec->state[j] = SPARE_OLD;
     atomic_store (&rec->spare[j].failed, true);
     a->meta.sb[r] = rec->spare_sb[j];
     a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
@@ -1128,6 +1134,51 @@ recovery_close (struct raid_array *a)
       free (m->name);
     rec->state[j] = SPARE_FREE;
   }
+}
+
+const char *
+recovery_replaced (struct raid_array *a, unsigned j, unsigned *role)
+{
+  struct raid_recovery *rec = &a->rec;
+  const char *name = NULL;
+
+  pthread_mutex_lock (&rec->lock);
+  if (rec->state[j] == SPARE_FAULTY) {
+    name = rec->spare[j].name;
+    *role = rec->replaced_role[j];
+  }
+  pthread_mutex_unlock (&rec->lock);
+  return name;
+}
+
+int
+recovery_remove_replaced (struct raid_array *a, unsigned j)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *m = &rec->spare[j];
+  int rc = 0;
+
+  /* Nothing addresses it since the takeover (which held every request
+   * out); drained all the same before it is closed.
+   */
+  member_drain (m);
+  m->ops->close (m);
+  m->ops = NULL;
+  free (m->identity);
+  m->identity = NULL;
+  free (m->backing);
+  m->backing = NULL;
+  /* Its name is the one it was given as a member (see recovery_close):
+   * left alone.
+   */
+  pthread_mutex_lock (&a->meta.lock);
+  pthread_mutex_lock (&rec->lock);
+  rec->state[j] = SPARE_FREE;
+  pthread_mutex_unlock (&rec->lock);
+  if (a->meta.started)
+    rc = metadata_update_locked (a, "a member removed");
+  pthread_mutex_unlock (&a->meta.lock);
+  return rc;
 }
 
 void
