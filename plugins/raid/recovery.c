@@ -46,6 +46,7 @@
 #include "plan.h"
 #include "recovery.h"
 #include "request.h"
+#include "throttle.h"
 
 /* -D raid.recovery=1 logs every recovery region (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_recovery = 0;
@@ -662,8 +663,14 @@ take_spares (struct raid_array *a)
     if (j == RAID_MAX_SPARES)
       break;
     old = m->name;
+    /* A member that was in the array stays listed as faulty until it
+     * is removed, as in md; a missing role's placeholder, or a member
+     * left out at assembly, was never in it.
+     */
+    rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
+      ? SPARE_FAULTY : SPARE_OLD;
+    rec->replaced_role[j] = r;
     swap_backend (m, &rec->spare[j]);
-    rec->state[j] = SPARE_OLD;
     atomic_store (&rec->spare[j].failed, true);
     a->meta.sb[r] = rec->spare_sb[j];
     a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
@@ -688,21 +695,6 @@ take_spares (struct raid_array *a)
 
 /* ---- the walk -------------------------------------------------------- */
 
-/* Client requests so far: while they change, the array is busy. */
-static uint64_t
-client_ops (struct raid_array *a)
-{
-  uint64_t n = 0;
-  int i;
-
-  pthread_mutex_lock (&a->stats.lock);
-  for (i = 0; i < MOP_COUNT; ++i)
-    n += a->stats.ops[i];
-  n += a->stats.inflight;
-  pthread_mutex_unlock (&a->stats.lock);
-  return n;
-}
-
 /* Sleep up to ns, or until stop (or a wake, with wake_too).  Returns
  * true for those.
  */
@@ -722,6 +714,15 @@ nap (struct raid_recovery *rec, uint64_t ns, bool wake_too)
   stop = rec->stop || (wake_too && rec->wake);
   pthread_mutex_unlock (&rec->lock);
   return stop;
+}
+
+/* The throttle's wait (throttle.h): a failed member or a new spare
+ * ends it too, so that the walk starts again with them at once.
+ */
+static bool
+throttle_sleep (void *opaque, uint64_t ns)
+{
+  return nap (opaque, ns, true);
 }
 
 /* Rebuild the copies of piece p on the members in targets from one that
@@ -885,7 +886,8 @@ recover (struct raid_array *a)
   struct raid_recovery *rec = &a->rec;
   struct raid_sync *s = &a->sync;
   uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX, start;
-  uint64_t t0, mark_ns, mark_pos, checkpoint, ops;
+  uint64_t t0, checkpoint;
+  struct throttle t;
   uint32_t set = live_set (a, UINT32_MAX);
   unsigned r, next_tenth;
   bool interrupted = false;
@@ -898,7 +900,7 @@ recover (struct raid_array *a)
     if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos)
       pos = atomic_load (&rec->pos[r]);
   pos = pos / RECOVERY_REGION * RECOVERY_REGION;
-  start = checkpoint = mark_pos = pos;
+  start = checkpoint = pos;
   buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
   if (buf == NULL) {
     nbdkit_error ("recovery: %m");
@@ -915,13 +917,14 @@ recover (struct raid_array *a)
   s->total = size;
   s->rate = 0;
   pthread_mutex_unlock (&a->meta.lock);
-  t0 = mark_ns = stats_now_ns ();
-  ops = client_ops (a);
+  t0 = stats_now_ns ();
+  throttle_start (&t, &a->stats, params.sync_speed_min,
+                  params.sync_speed_max, pos);
   next_tenth = pos * 10 / size + 1;
 
   while (pos < size && set) {
     struct lane lane[RECOVERY_LANES];
-    uint64_t len = 0, now, elapsed, limit, o;
+    uint64_t len = 0;
     unsigned nl, l;
     bool lost = false;
 
@@ -972,33 +975,12 @@ recover (struct raid_array *a)
       pthread_mutex_unlock (&a->meta.lock);
       checkpoint = pos;
     }
-    /* md's throttle, as the resync's (sync.c). */
-    now = stats_now_ns ();
-    elapsed = now - mark_ns;
-    o = client_ops (a);
-    limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
-    ops = o;
+    /* md's throttle (throttle.h). */
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
-    s->rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
+    s->rate = throttle_rate_now (&t, pos);
     pthread_mutex_unlock (&a->meta.lock);
-    /* Too fast for the limit: wait, in steps of at most 500 ms after
-     * which the limit is looked at again (md_do_sync's msleep (500)),
-     * so that clients going idle let the walk speed up soon.
-     */
-    while (elapsed &&
-           (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
-      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
-                                  * 1e9);
-      uint64_t step = need - elapsed < 500000000 ? need - elapsed : 500000000;
-
-      if (need <= elapsed || nap (rec, step, true))
-        break;
-      elapsed = stats_now_ns () - mark_ns;
-      o = client_ops (a);
-      limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
-      ops = o;
-    }
+    throttle_pace (&t, pos, throttle_sleep, rec);
     /* A member failed, or a spare came: start again with it, from the
      * lowest position, as md restarts its recovery.
      */
@@ -1010,10 +992,6 @@ recover (struct raid_array *a)
     }
     rec->wake = false;          /* no spare to take in: nothing to do */
     pthread_mutex_unlock (&rec->lock);
-    if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
-      mark_ns = stats_now_ns ();
-      mark_pos = pos;
-    }
     if (pos * 10 / size >= next_tenth && pos < size) {
       nbdkit_error ("recovery: %u%% done (%" PRIu64 " of %" PRIu64
                     " bytes)", (unsigned) (pos * 100 / size), pos, size);
@@ -1156,6 +1134,51 @@ recovery_close (struct raid_array *a)
       free (m->name);
     rec->state[j] = SPARE_FREE;
   }
+}
+
+const char *
+recovery_replaced (struct raid_array *a, unsigned j, unsigned *role)
+{
+  struct raid_recovery *rec = &a->rec;
+  const char *name = NULL;
+
+  pthread_mutex_lock (&rec->lock);
+  if (rec->state[j] == SPARE_FAULTY) {
+    name = rec->spare[j].name;
+    *role = rec->replaced_role[j];
+  }
+  pthread_mutex_unlock (&rec->lock);
+  return name;
+}
+
+int
+recovery_remove_replaced (struct raid_array *a, unsigned j)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *m = &rec->spare[j];
+  int rc = 0;
+
+  /* Nothing addresses it since the takeover (which held every request
+   * out); drained all the same before it is closed.
+   */
+  member_drain (m);
+  m->ops->close (m);
+  m->ops = NULL;
+  free (m->identity);
+  m->identity = NULL;
+  free (m->backing);
+  m->backing = NULL;
+  /* Its name is the one it was given as a member (see recovery_close):
+   * left alone.
+   */
+  pthread_mutex_lock (&a->meta.lock);
+  pthread_mutex_lock (&rec->lock);
+  rec->state[j] = SPARE_FREE;
+  pthread_mutex_unlock (&rec->lock);
+  if (a->meta.started)
+    rc = metadata_update_locked (a, "a member removed");
+  pthread_mutex_unlock (&a->meta.lock);
+  return rc;
 }
 
 void

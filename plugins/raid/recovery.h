@@ -68,8 +68,13 @@ struct plan;
 enum spare_state {
   SPARE_FREE,                   /* slot unused */
   SPARE_READY,                  /* a spare, waiting for a role */
-  SPARE_OLD,                    /* holds a failed member that a spare
-                                 * replaced, closed at unload */
+  SPARE_OLD,                    /* holds what a spare replaced in a
+                                 * missing role, or a member left out
+                                 * at assembly: closed at unload */
+  SPARE_FAULTY,                 /* holds a faulty member that a spare
+                                 * replaced: md lists it as faulty until
+                                 * mdadm --remove (recovery_replaced),
+                                 * closed then or at unload */
 };
 
 struct raid_recovery {
@@ -98,6 +103,7 @@ struct raid_recovery {
   struct raid_member_load spare_load[RAID_MAX_SPARES];
   struct mdsb spare_sb[RAID_MAX_SPARES];
   enum spare_state state[RAID_MAX_SPARES];
+  unsigned replaced_role[RAID_MAX_SPARES];  /* SPARE_FAULTY: its role */
   bool spare_sb_written[RAID_MAX_SPARES];
   /* md's dev_number slots in use (superblocks of members and spares, and
    * the freshest role table), so that a new member gets one of its own.
@@ -202,6 +208,22 @@ extern void recovery_hide (struct raid_array *a, struct plan *pl);
  */
 extern int recovery_add (struct raid_array *a, const char *member,
                          bool replace_now);
+
+/* The faulty members that spares replaced: md keeps each in the array
+ * as a faulty device, out of any role, until mdadm --remove ("(F)" in
+ * /proc/mdstat, "faulty" with RaidDevice "-" in mdadm --detail).  For
+ * spare slot j: its name as given, and in *role the role it had; NULL
+ * if slot j holds none.  From the control socket's thread, which alone
+ * removes them.
+ */
+extern const char *recovery_replaced (struct raid_array *a, unsigned j,
+                                      unsigned *role);
+/* mdadm --remove of such a member (the control socket's remove): it is
+ * closed, its slot freed, and the superblocks updated (one event on, as
+ * md's hot remove).  Returns 0, or -1 if the update failed (the member
+ * is removed all the same).
+ */
+extern int recovery_remove_replaced (struct raid_array *a, unsigned j);
 
 /* Hold every client request and every spare takeover out (the quiesce
  * lock for writing), for a change to a role's member from outside this
