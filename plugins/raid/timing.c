@@ -176,12 +176,6 @@ timing_config (const char *path)
     nbdkit_error ("model: strdup: %m");
     return -1;
   }
-  if (tm.ac->level == RAIDSIM_LEVEL_SINGLE) {
-    nbdkit_error ("model: %s: level = single is a single drive, not an "
-                  "array the plugin can serve (use a level 0, 1 or 10 "
-                  "file)", path);
-    return -1;
-  }
   if (tm.ac->failed_mask || tm.ac->rebuild_mask || tm.ac->resync) {
     nbdkit_error ("model: %s: failed, rebuild and resync describe the "
                   "simulator's background stream; the plugin takes the "
@@ -189,6 +183,45 @@ timing_config (const char *path)
     return -1;
   }
   return 0;
+}
+
+/* A single drive (level = single) is served as a one-member array: a
+ * RAID 1 by default (timing_fill), or a RAID 0 if level=0 or the
+ * member's md metadata says so.  Both map array byte x to byte x of the
+ * one member (past md's data offset, as for every level: the models
+ * see array offsets), which is where the drive model puts it, so the
+ * model times the very offsets the member is read and written at.
+ */
+static bool
+model_single (void)
+{
+  return tm.ac->level == RAIDSIM_LEVEL_SINGLE;
+}
+
+/* Whether the plugin's level serves the file's. */
+static bool
+level_serves (enum raid_level level)
+{
+  if (model_single ())
+    return level == RAID_LEVEL_1 || level == RAID_LEVEL_0;
+  return (int) level == tm.ac->level;
+}
+
+/* The file's level in words, for messages. */
+static const char *
+model_level (void)
+{
+  return model_single () ? "single (a one-member RAID 1 or 0)"
+    : raid_level_name (tm.ac->level);
+}
+
+/* Whether the file has a chunk the array's must match: RAID 0 and 10
+ * (a single drive's one member is not striped).
+ */
+static bool
+model_has_chunk (void)
+{
+  return tm.ac->level == RAID_LEVEL_0 || tm.ac->level == RAID_LEVEL_10;
 }
 
 /* The array file's copies, with its default. */
@@ -205,13 +238,13 @@ timing_settings (const struct raid_settings *s)
 
   if (ac == NULL)
     return 0;
-  if (s->set[RAID_KEY_LEVEL] && (int) s->level != ac->level) {
+  if (s->set[RAID_KEY_LEVEL] && !level_serves (s->level)) {
     nbdkit_error ("level: level=%s conflicts with model=%s, whose level "
                   "is %s", raid_level_name (s->level), tm.path,
-                  raid_level_name (ac->level));
+                  model_level ());
     return -1;
   }
-  if (s->set[RAID_KEY_CHUNK] && ac->level != RAID_LEVEL_1 &&
+  if (s->set[RAID_KEY_CHUNK] && model_has_chunk () &&
       s->chunk != ac->chunk) {
     nbdkit_error ("chunk: chunk=%" PRIu64 "K conflicts with model=%s, "
                   "whose chunk is %" PRIu64 "K", s->chunk >> 10, tm.path,
@@ -234,6 +267,12 @@ timing_fill (struct raid_settings *s)
 
   if (ac == NULL)
     return;
+  if (model_single ()) {
+    if (!s->set[RAID_KEY_LEVEL])
+      s->level = RAID_LEVEL_1;
+    s->set[RAID_KEY_LEVEL] = true;
+    return;
+  }
   s->level = ac->level;
   s->set[RAID_KEY_LEVEL] = true;
   if (ac->level != RAID_LEVEL_1) {
@@ -254,13 +293,13 @@ timing_check_array (enum raid_level level, uint64_t chunk, unsigned copies,
 
   if (ac == NULL)
     return 0;
-  if ((int) level != ac->level) {
+  if (!level_serves (level)) {
     nbdkit_error ("level: model=%s has level %s, but the members' md "
-                  "superblocks say RAID %s", tm.path,
-                  raid_level_name (ac->level), raid_level_name (level));
+                  "superblocks say RAID %s", tm.path, model_level (),
+                  raid_level_name (level));
     return -1;
   }
-  if (level != RAID_LEVEL_1 && chunk != ac->chunk) {
+  if (model_has_chunk () && chunk != ac->chunk) {
     nbdkit_error ("chunk: model=%s has chunk %" PRIu64 "K, but the "
                   "members' md superblocks say %" PRIu64 "K", tm.path,
                   ac->chunk >> 10, chunk >> 10);
