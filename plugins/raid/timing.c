@@ -380,7 +380,9 @@ cmd_complete (struct tcmd *c)
 {
   struct raidsim_member_cmd mc = { c->io.member, c->io.offset, c->io.len };
 
-  raidsim_array_cmd_done (tm.array, &mc);
+  /* Flushes are not pending for the read policies (array.h). */
+  if (!c->io.flush)
+    raidsim_array_cmd_done (tm.array, &mc);
   c->free_next = tm.free_cmds;
   tm.free_cmds = c;
 }
@@ -403,7 +405,8 @@ ctl_drain (raidsim_ns now)
     m = &tm.m[io->member];
     switch (what) {
     case RAIDSIM_CTL_ISSUE:
-      if (io->dir == RAIDSIM_WRITE && m->npath > 0)
+      /* A flush carries no data over the links (as in sim.c). */
+      if (io->dir == RAIDSIM_WRITE && m->npath > 0 && !io->flush)
         transit_push (m, c, now);
       else
         dev_submit (m, c, now);
@@ -717,6 +720,7 @@ timing_stop (void)
 struct send_ctx {
   struct timing_req *r;
   enum raidsim_dir dir;
+  bool flush;                   /* raidsim_array_flush's commands */
   raidsim_ns now;
 };
 
@@ -737,6 +741,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   memset (c, 0, sizeof *c);
   c->req = ctx->r;
   c->io.dir = ctx->dir;
+  c->io.flush = ctx->flush;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -745,22 +750,17 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   return 0;
 }
 
-void
-timing_begin (struct timing_req *r, bool write, uint64_t offset,
-              uint64_t len)
+/* A request (flush false) or a flush arrives: its member commands go
+ * to the controller at the clock's reading.
+ */
+static void
+begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
+       uint64_t len)
 {
-  struct send_ctx ctx = { .r = r, .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ };
-
-  r->timed = false;
-  if (!tm.started || len == 0)
-    return;
-  /* A request past the modelled array's end (members larger than the
-   * modelled drives) is folded back into it.
-   */
-  if (len > tm.array_size)
-    return;
-  if (offset + len > tm.array_size)
-    offset %= tm.array_size - len + 1;
+  struct send_ctx ctx = {
+    .r = r, .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ, .flush = flush,
+  };
+  int err;
 
   pthread_mutex_init (&r->lock, NULL);
   pthread_cond_init (&r->cond, NULL);
@@ -772,10 +772,11 @@ timing_begin (struct timing_req *r, bool write, uint64_t offset,
   /* No commands (left stays 0): not timed, rather than not done; the
    * data path goes on.  Only allocation can fail here.
    */
-  if (raidsim_array_split (tm.array, ctx.dir, offset, len, send_cmd,
-                           &ctx) != 0)
-    nbdkit_debug ("raid: model=: request at %" PRIu64 " not (fully) "
-                  "timed: %s", offset, raidsim_error ());
+  err = flush ? raidsim_array_flush (tm.array, send_cmd, &ctx)
+    : raidsim_array_split (tm.array, ctx.dir, offset, len, send_cmd, &ctx);
+  if (err != 0)
+    nbdkit_debug ("raid: model=: %s at %" PRIu64 " not (fully) timed: %s",
+                  flush ? "flush" : "request", offset, raidsim_error ());
   run_due (ctx.now);
   /* A next time within the lookahead is this thread's to run (in
    * timing_end) unless someone waits for it; one beyond, the timing
@@ -783,6 +784,39 @@ timing_begin (struct timing_req *r, bool write, uint64_t offset,
    */
   kick_beyond (ctx.now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
   pthread_mutex_unlock (&tm.lock);
+}
+
+void
+timing_begin (struct timing_req *r, bool write, uint64_t offset,
+              uint64_t len)
+{
+  r->timed = false;
+  if (!tm.started || len == 0)
+    return;
+  /* A request past the modelled array's end (members larger than the
+   * modelled drives) is folded back into it.
+   */
+  if (len > tm.array_size)
+    return;
+  if (offset + len > tm.array_size)
+    offset %= tm.array_size - len + 1;
+  begin (r, write, false, offset, len);
+}
+
+/* A client flush is the simulator's host flush (sim.c): the model's
+ * RAID layer sends every member a flush command (raidsim_array_flush),
+ * which the controller passes on (draining what its cache holds, if
+ * its model has one) and each device completes once what it
+ * acknowledged is on stable media (device.h, version 6).  The real
+ * flush of the members runs meanwhile, as a request's real I/O does.
+ */
+void
+timing_begin_flush (struct timing_req *r)
+{
+  r->timed = false;
+  if (!tm.started)
+    return;
+  begin (r, true, true, 0, 0);
 }
 
 /* Sleep to just before abs (CLOCK_MONOTONIC ns), then spin to it. */
