@@ -235,6 +235,26 @@ throttle_sleep (void *opaque, uint64_t ns)
   return a->sync.stop;
 }
 
+/* Every copy is in sync: say so in the superblocks (unless a write has
+ * marked the array dirty meanwhile; safe mode then records it at the
+ * next clean mark).
+ */
+static void
+resync_done (struct raid_array *a)
+{
+  struct raid_sync *s = &a->sync;
+
+  pthread_mutex_lock (&a->meta.lock);
+  atomic_store (&s->in_sync, UINT64_MAX);
+  s->action = "idle";
+  s->done = raid_geom_size (a->geom);
+  if (!s->dirty) {
+    a->meta.resync_offset = MDSB_RESYNC_DONE;
+    metadata_update_locked (a, "resync done");
+  }
+  pthread_mutex_unlock (&a->meta.lock);
+}
+
 static void
 resync (struct raid_array *a)
 {
@@ -299,15 +319,7 @@ resync (struct raid_array *a)
   }
   free (buf);
 
-  pthread_mutex_lock (&a->meta.lock);
-  atomic_store (&s->in_sync, UINT64_MAX);
-  s->action = "idle";
-  s->done = size;
-  if (!s->dirty) {
-    a->meta.resync_offset = MDSB_RESYNC_DONE;
-    metadata_update_locked (a, "resync done");
-  }
-  pthread_mutex_unlock (&a->meta.lock);
+  resync_done (a);
   {
     uint64_t ns = stats_now_ns () - t0;
     nbdkit_error ("resync: done: %" PRIu64 " bytes resynced of the "
@@ -324,7 +336,14 @@ sync_thread (void *arg)
   struct raid_array *a = arg;
   struct raid_sync *s = &a->sync;
 
-  if (sync_in_sync (s) != UINT64_MAX)
+  if (sync_in_sync (s) != UINT64_MAX && !is_redundant (a)) {
+    /* A one-member RAID 1: md's raid1 has nowhere to write, so its
+     * resync ends at once, and the array is then clean.
+     */
+    nbdkit_error ("resync: one copy, nothing to resync");
+    resync_done (a);
+  }
+  else if (sync_in_sync (s) != UINT64_MAX)
     resync (a);
   pthread_mutex_lock (&a->meta.lock);
   while (!s->stop) {
@@ -349,8 +368,12 @@ sync_start (struct raid_array *a)
   uint64_t size, off;
   int err;
 
+  /* md marks a RAID 1 or 10 dirty while it is written and clean after
+   * (md_write_start), even a RAID 1 of one member; raid0 never calls
+   * md_write_start, so a RAID 0 stays clean.
+   */
   if (s->thread_started || !a->meta.on || !a->meta.started ||
-      !is_redundant (a))
+      raid_geom_level (a->geom) == RAID_LEVEL_0)
     return 0;
   s->speed_min = params.sync_speed_min;
   s->speed_max = params.sync_speed_max;

@@ -19,6 +19,11 @@
 #          reads back after a restart.  The same for RAID 0 with --force.
 #          Kills: the --force check removed or inverted; assembly that
 #          refuses raid_disks 1; a data offset left out of the mapping.
+#          A one-member RAID 1 is marked dirty while written and clean
+#          after, as md does (its first resync ends at once: one copy):
+#          clean after a clean stop, active after a kill -9 inside a
+#          write load, clean after the next start.  Kills: safe mode off
+#          for one copy (stays active forever); resync_done skipped.
 # model    model= of a single drive (a fixed 2 ms device) over one
 #          member: served as a one-member RAID 1, data round trip, and
 #          40 reads at QD1 (nbd-io) take at least 40 x 2 ms and are all
@@ -167,9 +172,24 @@ create_force ()
   fi
 }
 
+# state MEMBER: the superblock's State (clean or active), by examine.
+state ()
+{
+  "$RAIDSIM" examine "$1" 2>&1 | sed -n 's/^          State : //p'
+}
+
 if create_force 1 c1.img && start c1.img; then
   roundtrip md-raid1 "$SIZE" c1.img "$DOFF"
   stop
+  # md resyncs a new RAID 1 at its first start; with one copy the resync
+  # has nowhere to write and ends at once, and a clean stop leaves the
+  # array clean, as after md's stop.
+  if ! grep -q 'resync: one copy, nothing to resync' nbdkit.log; then
+    fail "md-raid1: the first start did not end the resync at once: $(cat nbdkit.log)"
+  fi
+  st=$(state c1.img)
+  [ "$st" = clean ] && ok "md-raid1: clean after a clean stop" ||
+    fail "md-raid1: State '$st' after a clean stop, want clean"
   # After a clean stop and a restart, the same data.
   if start c1.img; then
     rm -f out
@@ -178,7 +198,30 @@ if create_force 1 c1.img && start c1.img; then
     else
       fail "md-raid1: the data does not read back after a restart"
     fi
-    stop
+    # Dirty while written: a kill -9 from inside a write load (nbd-io
+    # kills after the 8th acknowledged write, with more in flight)
+    # leaves the superblock active; the next start has nothing to
+    # resync, and a clean stop after it leaves the array clean.
+    for (( i = 0; i < 64; i++ )); do echo "w $(( i * 65536 )) 65536"; done |
+      "$NBD_IO" --depth 8 --kill-after "8:$SERVE_PID" "$(uri)" \
+      > /dev/null 2>&1 || true
+    wait "$SERVE_PID" 2>/dev/null || true
+    st=$(state c1.img)
+    [ "$st" = active ] && ok "md-raid1: active after a kill -9 while writing" ||
+      fail "md-raid1: State '$st' after a kill -9 while writing, want active"
+    # (The array starts at the first connection, when nbdkit -r is
+    # known: nbdinfo connects.)
+    if start c1.img; then
+      nbdinfo --size "$(uri)" > /dev/null || fail "md-raid1: nbdinfo after the crash"
+      stop
+      st=$(state c1.img)
+      if [ "$st" = clean ] &&
+         grep -q 'resync: one copy, nothing to resync' nbdkit.log; then
+        ok "md-raid1: after the crash, nothing to resync, then clean"
+      else
+        fail "md-raid1: after the crash: State '$st'; log: $(cat nbdkit.log)"
+      fi
+    fi
   fi
 fi
 if create_force 0 c0.img --chunk=64K && start c0.img; then
