@@ -324,6 +324,27 @@ detail_reply (struct raid_array *a, const char *message)
   json_object_object_add (sync, "last_check_complete",
                           json_object_new_boolean (v.last_complete));
   json_object_object_add (d, "sync", sync);
+  {
+    struct bitmap_view bv;
+    json_object *bo = NULL;
+
+    bitmap_view (a, &bv);
+    if (bv.on) {
+      bo = json_object_new_object ();
+      json_object_object_add (bo, "chunk", json_object_new_uint64 (bv.chunk));
+      json_object_object_add (bo, "chunks",
+                              json_object_new_uint64 (bv.chunks));
+      json_object_object_add (bo, "dirty", json_object_new_uint64 (bv.dirty));
+      json_object_object_add (bo, "events",
+                              json_object_new_uint64 (bv.events));
+      json_object_object_add (bo, "events_cleared",
+                              json_object_new_uint64 (bv.events_cleared));
+      json_object_object_add (bo, "sweeps",
+                              json_object_new_uint64 (bv.sweeps));
+    }
+    /* mdadm --detail: "Intent Bitmap : Internal"; null without one. */
+    json_object_object_add (d, "bitmap", bo);
+  }
   mdstat = mdstat_of (d);
   json_object_object_add (d, "mdstat", json_object_new_string
                           (mdstat ? mdstat : ""));
@@ -489,8 +510,15 @@ do_add (struct raid_array *a, const char *member, bool replace)
 {
   char msg[512];
   const char *why;
+  int rc = recovery_add (a, member, replace);
 
-  if (recovery_add (a, member, replace) == 0) {
+  if (rc == 1) {
+    snprintf (msg, sizeof msg, "re-added %.400s into its role; the chunks "
+              "whose bits are set in the write-intent bitmap are rebuilt",
+              member);
+    return detail_reply (a, msg);
+  }
+  if (rc == 0) {
     snprintf (msg, sizeof msg, "added %.400s as a spare%s", member,
               failed_members (a) ? "; it takes a failed or missing role "
               "and is rebuilt" : "");

@@ -334,9 +334,8 @@ recovery_assembled (struct raid_array *a, unsigned r,
   atomic_fetch_and (&a->meta.recorded, ~BIT (r));
   switch (kind) {
   case RECOVERY_READD:
-    nbdkit_error ("member %u (%s) is re-added (md's --re-add): with no "
-                  "write-intent bitmap it is rebuilt in full from the live "
-                  "copies, and read only where rebuilt", r, m->name);
+    /* In full or from the bitmap: recovery_assembled_bitmap says. */
+    rec->readd_at_start |= BIT (r);
     break;
   case RECOVERY_NEW:
     nbdkit_error ("member %u (%s) is blank: it takes role %u as a new "
@@ -350,6 +349,56 @@ recovery_assembled (struct raid_array *a, unsigned r,
                   pos, sb->recovery_offset);
     break;
   }
+}
+
+void
+recovery_assembled_bitmap (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r) {
+    struct mdsb *sb = &a->meta.sb[r];
+    const char *name = a->members[r].name, *why;
+    bool ok;
+
+    if (rec->readd_at_start & BIT (r)) {
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (ok)
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): events "
+                      "%" PRIu64 ", not older than the write-intent "
+                      "bitmap's events_cleared %" PRIu64 ": only the chunks "
+                      "whose bits are set are rebuilt from the live copies, "
+                      "and it is read only where rebuilt", r, name,
+                      sb->events, bitmap_events_cleared (a));
+      else
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): %s "
+                      "(events %" PRIu64 ", events_cleared %" PRIu64 "): "
+                      "it is rebuilt in full from the live copies, and "
+                      "read only where rebuilt", r, name, why, sb->events,
+                      bitmap_events_cleared (a));
+    }
+    else if ((recovery_unsynced (rec) & BIT (r)) &&
+             (sb->feature_map & MDSB_FEATURE_RECOVERY_BITMAP)) {
+      /* md's super_1_validate: a recovery offset with the bitmap flag
+       * goes on from the bitmap.  Its events are the array's.
+       */
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (!ok)
+        nbdkit_error ("member %u (%s): its recovery was from the "
+                      "write-intent bitmap, but %s: it goes on in full",
+                      r, name, why);
+    }
+    else
+      continue;
+    if (ok) {
+      sb->feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
+      atomic_fetch_or (&rec->from_bitmap, BIT (r));
+    }
+    else
+      sb->feature_map &= ~MDSB_FEATURE_RECOVERY_BITMAP;
+  }
+  rec->readd_at_start = 0;
 }
 
 /* ---- spares ---------------------------------------------------------- */
@@ -404,11 +453,12 @@ spare_discard (struct member *m)
 }
 
 /* Open name into spare slot j and check it (spare_ready then makes it a
- * spare).  errno is set on failure.
+ * spare); *mdout, if not NULL, gets what it holds.  errno is set on
+ * failure.
  */
 static int
 spare_open (struct raid_array *a, unsigned j, const char *name,
-            bool started)
+            bool started, struct member_md *mdout)
 {
   struct raid_recovery *rec = &a->rec;
   struct member *m = &rec->spare[j];
@@ -474,6 +524,8 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
     errno = EIO;
     goto close;
   }
+  if (mdout)
+    *mdout = md;
   return 0;
 
  close:
@@ -520,7 +572,7 @@ recovery_config (struct raid_array *a)
     return -1;
   }
   for (j = 0; j < params.nspares; ++j)
-    if (spare_open (a, j, params.spare[j], false) == -1 ||
+    if (spare_open (a, j, params.spare[j], false, NULL) == -1 ||
         spare_ready (a, j) == -1)
       return -1;
   return 0;
@@ -785,6 +837,8 @@ struct lane {
   struct raid_array *a;
   uint64_t offset, len;
   uint32_t set;
+  uint32_t bm;                  /* of set: re-added from the bitmap */
+  uint64_t copied;              /* array bytes rebuilt */
   char *buf;
   bool ok;
   pthread_t thread;
@@ -819,8 +873,18 @@ rebuild_region (void *arg)
             atomic_load (&a->rec.pos[mi]) < p->offset + p->length)
           targets |= BIT (mi);
       }
-      if (targets && rebuild_piece (a, p, targets, l->buf) == UINT32_MAX)
+      /* A member re-added from the bitmap missed no write to a chunk
+       * whose bit is clear (the range is held: no write is in flight
+       * here, and bits stay set while a member is out of sync).
+       */
+      if ((targets & l->bm) && !bitmap_dirty (a, p->offset, p->length))
+        targets &= ~l->bm;
+      if (targets == 0)
+        continue;
+      if (rebuild_piece (a, p, targets, l->buf) == UINT32_MAX)
         l->ok = false;
+      else
+        l->copied += p->length;
     }
     plan_free (&pl);
   }
@@ -842,6 +906,9 @@ record_positions_locked (struct raid_array *a, uint32_t set)
       uint64_t p = atomic_load (&a->rec.pos[r]);
       a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
       a->meta.sb[r].recovery_offset = member_pos (a, r, p) / MDSB_SECTOR;
+      /* md's super_1_sync: a recovery from the bitmap says so. */
+      if (atomic_load (&a->rec.from_bitmap) & BIT (r))
+        a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
     }
 }
 
@@ -884,9 +951,10 @@ recover (struct raid_array *a)
 {
   struct raid_recovery *rec = &a->rec;
   struct raid_sync *s = &a->sync;
-  uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX, start;
-  uint64_t t0, mark_ns, mark_pos, checkpoint, ops;
+  uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX;
+  uint64_t t0, mark_ns, mark_pos, checkpoint, ops, copied = 0;
   uint32_t set = live_set (a, UINT32_MAX);
+  uint32_t bm = set & atomic_load (&rec->from_bitmap);
   unsigned r, next_tenth;
   bool interrupted = false;
   char who[512];
@@ -898,7 +966,7 @@ recover (struct raid_array *a)
     if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos)
       pos = atomic_load (&rec->pos[r]);
   pos = pos / RECOVERY_REGION * RECOVERY_REGION;
-  start = checkpoint = mark_pos = pos;
+  checkpoint = mark_pos = pos;
   buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
   if (buf == NULL) {
     nbdkit_error ("recovery: %m");
@@ -909,10 +977,21 @@ recover (struct raid_array *a)
                 " of %" PRIu64 " (sync-speed-min=%lu sync-speed-max=%lu "
                 "KiB/s)", who, pos, size, params.sync_speed_min,
                 params.sync_speed_max);
+  if (bm) {
+    char bmwho[512];
+
+    names (a, bm, bmwho, sizeof bmwho);
+    nbdkit_error ("re-add: member %s: %" PRIu64 " bytes to resync of %"
+                  PRIu64 " (the %" PRIu64 "-byte chunks whose bits are set "
+                  "in the write-intent bitmap, from array offset %" PRIu64
+                  ")", bmwho, bitmap_dirty_bytes (a, pos, size), size,
+                  a->bitmap.chunk, pos);
+  }
   pthread_mutex_lock (&a->meta.lock);
   s->action = "recover";
   s->done = pos;
   s->total = size;
+  s->synced = 0;
   s->rate = 0;
   pthread_mutex_unlock (&a->meta.lock);
   t0 = mark_ns = stats_now_ns ();
@@ -925,6 +1004,21 @@ recover (struct raid_array *a)
     unsigned nl, l;
     bool lost = false;
 
+    /* Only members re-added from the bitmap: regions without a chunk
+     * whose bit is set hold nothing to rebuild and are passed over
+     * (not counted as walked by the throttle either).
+     */
+    if (bm && bm == set) {
+      uint64_t next = bitmap_next_dirty (a, pos, size);
+
+      next = next >= size ? size : next / RECOVERY_REGION * RECOVERY_REGION;
+      if (next > pos) {
+        mark_pos += next - pos;
+        pos = next;
+        if (pos >= size)
+          break;
+      }
+    }
     /* RECOVERY_LANES regions at once, each in its own thread but the
      * first: a member I/O on tmpfs runs in the thread that asks for
      * it, so one thread alone would leave the other cores idle.
@@ -932,7 +1026,8 @@ recover (struct raid_array *a)
     for (nl = 0; nl < RECOVERY_LANES && pos + len < size; ++nl) {
       uint64_t off = pos + len;
       lane[nl] = (struct lane) {
-        .a = a, .offset = off, .set = set, .buf = buf + nl * RECOVERY_REGION,
+        .a = a, .offset = off, .set = set, .bm = bm,
+        .buf = buf + nl * RECOVERY_REGION,
         .len = size - off < RECOVERY_REGION ? size - off : RECOVERY_REGION,
       };
       len += lane[nl].len;
@@ -945,8 +1040,10 @@ recover (struct raid_array *a)
     for (l = 1; l < nl; ++l)
       if (lane[l].thread)
         pthread_join (lane[l].thread, NULL);
-    for (l = 0; l < nl; ++l)
+    for (l = 0; l < nl; ++l) {
       lost |= !lane[l].ok;
+      copied += lane[l].copied;
+    }
     set = live_set (a, set);
     if (!lost)
       for (r = 0; r < a->nmembers; ++r)
@@ -980,6 +1077,7 @@ recover (struct raid_array *a)
     ops = o;
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
+    s->synced = copied;
     s->rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
     pthread_mutex_unlock (&a->meta.lock);
     /* Too fast for the limit: wait, in steps of at most 500 ms after
@@ -1003,7 +1101,8 @@ recover (struct raid_array *a)
      * lowest position, as md restarts its recovery.
      */
     pthread_mutex_lock (&rec->lock);
-    if (rec->stop || (rec->wake && any_ready_locked (rec))) {
+    if (rec->stop || (rec->wake && (any_ready_locked (rec) ||
+                                    (live_set (a, UINT32_MAX) & ~set)))) {
       interrupted = !rec->stop;
       pthread_mutex_unlock (&rec->lock);
       break;
@@ -1030,20 +1129,27 @@ recover (struct raid_array *a)
     pthread_mutex_lock (&a->meta.lock);
     for (r = 0; r < a->nmembers; ++r)
       if (set & BIT (r)) {
-        a->meta.sb[r].feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+        a->meta.sb[r].feature_map &= ~(MDSB_FEATURE_RECOVERY_OFFSET |
+                                       MDSB_FEATURE_RECOVERY_BITMAP);
         a->meta.sb[r].recovery_offset = 0;
         atomic_store (&rec->pos[r], UINT64_MAX);
+        atomic_fetch_and (&rec->from_bitmap, ~BIT (r));
         atomic_fetch_and (&rec->unsynced, ~BIT (r));
       }
     s->action = "idle";
     s->done = size;
+    s->synced = copied;
     metadata_update_locked (a, "recovery done");
     pthread_mutex_unlock (&a->meta.lock);
     names (a, set, who, sizeof who);
     nbdkit_error ("recovery: done: member %s rebuilt, %" PRIu64 " bytes in "
-                  "%.3f s (%.0f KiB/s); it is in sync", who, size - start,
-                  ns / 1e9, ns ? (double) (size - start) / 1024 * 1e9 / ns
-                  : 0.0);
+                  "%.3f s (%.0f KiB/s)%s; it is in sync", who, copied,
+                  ns / 1e9, ns ? (double) copied / 1024 * 1e9 / ns : 0.0,
+                  bm ? " (from the write-intent bitmap: the chunks whose "
+                  "bits were set)" : "");
+    if (bm)
+      nbdkit_error ("re-add: done: %" PRIu64 " bytes resynced of %" PRIu64,
+                    copied, size);
   }
   else {
     pthread_mutex_lock (&a->meta.lock);
@@ -1052,7 +1158,8 @@ recover (struct raid_array *a)
     pthread_mutex_unlock (&a->meta.lock);
     if (pos < size && interrupted)
       nbdkit_error ("recovery: interrupted at array offset %" PRIu64 " of %"
-                    PRIu64 " to take in a spare; it starts again", pos, size);
+                    PRIu64 " to take in a spare or a re-added member; it "
+                    "starts again", pos, size);
     else if (pos < size)
       nbdkit_error ("recovery: stopped at array offset %" PRIu64 " of %"
                     PRIu64 "; the next start goes on from there", pos, size);
@@ -1172,6 +1279,15 @@ recovery_release (struct raid_array *a)
     pthread_rwlock_unlock (&a->rec.quiesce);
 }
 
+static void
+wake_thread (struct raid_recovery *rec)
+{
+  pthread_mutex_lock (&rec->lock);
+  rec->wake = true;
+  pthread_cond_broadcast (&rec->cond);
+  pthread_mutex_unlock (&rec->lock);
+}
+
 void
 recovery_member_failed (struct raid_array *a, unsigned i)
 {
@@ -1179,10 +1295,98 @@ recovery_member_failed (struct raid_array *a, unsigned i)
 
   if (!rec->on)
     return;
+  /* Whatever takes its role next (a spare) is rebuilt in full. */
+  atomic_fetch_and (&rec->from_bitmap, ~BIT (i));
+  wake_thread (rec);
+}
+
+/* mdadm --re-add while serving: the member opened into spare slot j
+ * holds a superblock of this array whose role r is failed or empty now,
+ * and the bitmap still marks every write it missed: it takes role r
+ * back, with its own superblock (dev_number, device UUID), and only the
+ * chunks whose bits are set are rebuilt.  Every client request is held
+ * out meanwhile, as for a spare taking over.  md is what it holds.
+ * Returns 1 if it did, 0 if the member is to be a spare instead
+ * (logged).
+ */
+static int
+try_readd (struct raid_array *a, unsigned j, const struct member_md *mdp)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *sp = &rec->spare[j], *m;
+  const struct member_md md = *mdp;
+  const char *why, *old;
+  unsigned r, i;
+  int ret = 0;
+
+  if (md.kind != MD_V1_2 || !md.valid)
+    return 0;                   /* blank: a spare */
+  r = mdsb_role (&md.sb);
+  if (r >= a->nmembers)
+    return 0;                   /* a spare of this array before */
+  if (!(failed_members (a) & BIT (r))) {
+    nbdkit_error ("add: %s held role %u, which a live member holds now: "
+                  "it is added as a spare", sp->name, r);
+    return 0;
+  }
+  if (md.sb.events > a->meta.events) {
+    nbdkit_error ("add: %s: events %" PRIu64 " are ahead of the array's %"
+                  PRIu64 ": it is added as a spare and rebuilt in full",
+                  sp->name, md.sb.events, a->meta.events);
+    return 0;
+  }
+  if (!bitmap_readd_ok (a, md.sb.events, &why)) {
+    nbdkit_error ("add: %s held role %u, but %s (events %" PRIu64
+                  ", events_cleared %" PRIu64 "): it is added as a spare "
+                  "and rebuilt in full (md's hot-add)", sp->name, r, why,
+                  md.sb.events, bitmap_events_cleared (a));
+    return 0;
+  }
+  for (i = 0; i < a->nmembers; ++i)
+    if (i != r && a->meta.in_array[i] &&
+        a->meta.sb[i].dev_number == md.sb.dev_number) {
+      nbdkit_error ("add: %s: its device number %" PRIu32 " is member "
+                    "%u's now: it is added as a spare", sp->name,
+                    md.sb.dev_number, i);
+      return 0;
+    }
+
+  pthread_rwlock_wrlock (&rec->quiesce);
+  pthread_mutex_lock (&a->meta.lock);
   pthread_mutex_lock (&rec->lock);
-  rec->wake = true;
-  pthread_cond_broadcast (&rec->cond);
+  m = &a->members[r];
+  /* A spare may have taken the role meanwhile. */
+  if (atomic_load (&m->failed) && rec->state[j] == SPARE_FREE) {
+    old = m->name;
+    swap_backend (m, sp);
+    rec->state[j] = SPARE_OLD;
+    atomic_store (&sp->failed, true);
+    use_slot (rec, md.sb.dev_number);
+    if (md.sb.dev_number >= a->meta.max_dev)
+      a->meta.max_dev = md.sb.dev_number + 1;
+    a->meta.sb[r] = md.sb;
+    a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_OFFSET |
+      MDSB_FEATURE_RECOVERY_BITMAP;
+    a->meta.sb[r].recovery_offset = 0;
+    a->meta.in_array[r] = true;
+    atomic_store (&rec->pos[r], 0);
+    atomic_fetch_or (&rec->from_bitmap, BIT (r));
+    atomic_fetch_or (&rec->unsynced, BIT (r));
+    atomic_store (&m->failed, false);
+    atomic_fetch_and (&a->meta.recorded, ~BIT (r));
+    nbdkit_error ("add: %s is re-added as member %u (md's --re-add; it "
+                  "replaces %s): events %" PRIu64 ", not older than the "
+                  "write-intent bitmap's events_cleared %" PRIu64 ": only "
+                  "the chunks whose bits are set are rebuilt", m->name, r,
+                  old, md.sb.events, bitmap_events_cleared (a));
+    ret = 1;
+  }
   pthread_mutex_unlock (&rec->lock);
+  if (ret == 1 && metadata_update_locked (a, "a member re-added") == -1)
+    nbdkit_error ("add: the superblocks could not record the re-add");
+  pthread_mutex_unlock (&a->meta.lock);
+  pthread_rwlock_unlock (&rec->quiesce);
+  return ret;
 }
 
 void
@@ -1209,6 +1413,7 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
 {
   struct raid_recovery *rec = &a->rec;
   static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+  struct member_md md;
   unsigned j;
   int r = -1;
 
@@ -1244,7 +1449,12 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
     errno = ENOSPC;
     goto out;
   }
-  r = spare_open (a, j, member, true);
+  r = spare_open (a, j, member, true, &md);
+  if (r == 0 && try_readd (a, j, &md) == 1) {
+    wake_thread (rec);
+    r = 1;
+    goto out;
+  }
   if (r == 0) {
     pthread_mutex_lock (&a->meta.lock);
     r = spare_ready (a, j);
@@ -1260,7 +1470,7 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
   }
   if (r == 0) {
     nbdkit_error ("add: %s is a spare of the array", member);
-    recovery_member_failed (a, 0);      /* wake the thread */
+    wake_thread (rec);
   }
  out:
   pthread_mutex_unlock (&add_lock);

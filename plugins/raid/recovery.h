@@ -5,8 +5,17 @@
  *
  *   - a stale member of this array, given on the command line (its
  *     events are behind, or the freshest superblock lists it faulty or
- *     out): re-added, as mdadm --re-add; with no write-intent bitmap
- *     that is a full recovery, from array offset 0;
+ *     out), or added while serving (recovery_add) into its own role
+ *     when that role is failed or empty: re-added, as mdadm --re-add.
+ *     With a write-intent bitmap that still marks every write it
+ *     missed (its events are not older than the bitmap's
+ *     events_cleared, bitmap.h), only the chunks whose bits are set are
+ *     rebuilt, as md's Bitmap_sync recovery; its superblock then says
+ *     so (MDSB_FEATURE_RECOVERY_BITMAP beside the recovery offset), and
+ *     a restart goes on the same way.  Otherwise it is a full recovery
+ *     from array offset 0 (given at start), or it becomes a spare with
+ *     a superblock of its own (added while serving), as md's hot-add of
+ *     a member too old for the bitmap;
  *   - a blank member (no signature that libblkid knows, no md metadata)
  *     given where a member of the array is missing: a new member, as
  *     mdadm --add of a blank disk to a degraded array; it gets a
@@ -88,6 +97,11 @@ struct raid_recovery {
    */
   _Atomic uint64_t pos[RAID_MAX_MEMBERS];
   _Atomic uint32_t unsynced;    /* roles whose pos is not UINT64_MAX */
+  /* Roles among them re-added from the write-intent bitmap (md's
+   * Bitmap_sync): only chunks whose bit is set are rebuilt.
+   */
+  _Atomic uint32_t from_bitmap;
+  uint32_t readd_at_start;      /* config time: stale members re-added */
 
   /* Under lock: */
   pthread_mutex_t lock;
@@ -133,6 +147,13 @@ extern int recovery_check_blank (struct member *m, const char *what,
 enum recovery_kind { RECOVERY_READD, RECOVERY_NEW, RECOVERY_RESUME };
 extern void recovery_assembled (struct raid_array *a, unsigned r,
                                 enum recovery_kind kind);
+
+/* After bitmap_assemble: whether each member re-added at assembly (or
+ * resuming a recovery that its superblock says was from the bitmap) is
+ * rebuilt from the bitmap or in full, as md's super_1_validate decides
+ * (bitmap.h, bitmap_readd_ok); logged.
+ */
+extern void recovery_assembled_bitmap (struct raid_array *a);
 
 /* A superblock for a member new to the array, from the array's ref:
  * its own dev_number (a slot no member uses) and device UUID, data_size
@@ -184,15 +205,21 @@ extern void recovery_hide (struct raid_array *a, struct plan *pl);
 /* Add a member while the array is served, from any thread: the live
  * control's "add" (mdadm --add).  member is a file, device or NBD URI.
  * It must be blank (no signature; force= lets any but an md member of
- * another array through), or hold a superblock of this array (it is
- * then re-added: rebuilt in full, there is no bitmap).  It becomes a
- * spare with a superblock of its own, and at once takes over a role
- * that is failed or missing, if there is one, and is rebuilt.
+ * another array through), or hold a superblock of this array.  A member
+ * whose superblock gives it a role that is failed or empty now, and
+ * whose events the write-intent bitmap still covers (bitmap_readd_ok),
+ * is re-added into that role with its own superblock, and only the
+ * chunks whose bits are set are rebuilt (mdadm --re-add).  Any other
+ * becomes a spare with a superblock of its own, and at once takes over
+ * a role that is failed or missing, if there is one, and is rebuilt in
+ * full.
  * replace_now: it must take over a failed or missing role now; if no
  * role is failed or missing it is not added (EBUSY).
  *
  * Returns 0 once the member is a spare (the takeover and the rebuild go
- * on in the background), or -1 with errno set after one nbdkit_error
+ * on in the background), 1 once it is re-added into its role (the
+ * rebuild goes on in the background), or -1 with errno set after one
+ * nbdkit_error
  * line: EINVAL (an array without md metadata or copies, or a bad name),
  * EROFS (nbdkit -r, or not started yet: no client has connected),
  * ENOSPC (RAID_MAX_SPARES spares already), EEXIST (the member is
