@@ -70,6 +70,7 @@ recovery_init (struct raid_array *a)
   for (r = 0; r < RAID_MAX_MEMBERS; ++r)
     atomic_store (&rec->pos[r], UINT64_MAX);
   atomic_store (&rec->unsynced, 0);
+  atomic_store (&rec->repl_role, -1);
 }
 
 /* ---- positions ------------------------------------------------------ */
@@ -1226,11 +1227,14 @@ recovery_start (struct raid_array *a)
   return 0;
 }
 
+static void replace_stop (struct raid_array *a);
+
 void
 recovery_stop (struct raid_array *a)
 {
   struct raid_recovery *rec = &a->rec;
 
+  replace_stop (a);
   if (!rec->thread_started)
     return;
   pthread_mutex_lock (&rec->lock);
@@ -1259,7 +1263,7 @@ recovery_close (struct raid_array *a)
     /* A spare's own name; once swapped, a slot holds the name of the
      * member it replaced, which may be params.c's: left alone.
      */
-    if (rec->state[j] == SPARE_READY)
+    if (rec->state[j] == SPARE_READY || rec->state[j] == SPARE_REPLACING)
       free (m->name);
     rec->state[j] = SPARE_FREE;
   }
@@ -1408,11 +1412,13 @@ recovery_hide (struct raid_array *a, struct plan *pl)
   }
 }
 
+/* One add or replace at a time. */
+static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int
 recovery_add (struct raid_array *a, const char *member, bool replace_now)
 {
   struct raid_recovery *rec = &a->rec;
-  static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
   struct member_md md;
   unsigned j;
   int r = -1;
@@ -1475,4 +1481,313 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
  out:
   pthread_mutex_unlock (&add_lock);
   return r;
+}
+
+/* ---- replacement (mdadm --replace) ------------------------------------ */
+
+/* The replacement's walk: role r's member, in sync and serving, is
+ * copied to the replacement in RECOVERY_REGION steps of the array, each
+ * holding its range against client writes (which reach both while it
+ * runs) and the quiesce lock for reading (so that no spare takeover
+ * moves a backend under it).  On every layout served with copies the
+ * pieces of role r in an array range are one run of the member
+ * (member_pos), so each step is one read and one write.
+ */
+static void *
+replace_thread (void *arg)
+{
+  struct raid_array *a = arg;
+  struct raid_recovery *rec = &a->rec;
+  struct raid_sync *s = &a->sync;
+  unsigned r = atomic_load (&rec->repl_role), j = rec->repl_slot;
+  struct member *old = &a->members[r], *rm = &rec->spare[j];
+  uint64_t size = raid_geom_size (a->geom);
+  uint64_t doff = raid_geom_data_offset (a->geom), pos = 0;
+  uint64_t t0 = stats_now_ns (), ns;
+  const char *why = NULL;
+  char *oldname;
+  void *buf = NULL;
+
+  if (posix_memalign (&buf, 4096, RECOVERY_REGION) != 0)
+    why = "out of memory";
+  pthread_mutex_lock (&a->meta.lock);
+  s->action = "recover";
+  s->done = 0;
+  s->total = size;
+  s->synced = 0;
+  pthread_mutex_unlock (&a->meta.lock);
+  while (why == NULL && pos < size) {
+    uint64_t len = size - pos < RECOVERY_REGION ? size - pos
+      : RECOVERY_REGION, m0, m1;
+    struct range_hold hold;
+    struct member_io io;
+
+    if (atomic_load (&rec->repl_stop)) {
+      why = "a write to it failed, or the server stops";
+      break;
+    }
+    if (atomic_load (&old->failed)) {
+      why = "the member it was to replace failed";
+      break;
+    }
+    recovery_enter (rec);
+    range_acquire (&a->write_ranges, &hold, pos, len);
+    m0 = member_pos (a, r, pos);
+    m1 = member_pos (a, r, pos + len);
+    if (m1 > m0) {
+      io = (struct member_io) {
+        .op = MOP_READ, .pieces = 1, .buf = buf, .offset = doff + m0,
+        .length = m1 - m0, .member = old,
+      };
+      member_run_batch (&io, 1);
+      if (io.err)
+        why = "reading the member it replaces failed";
+      else {
+        io = (struct member_io) {
+          .op = MOP_WRITE, .pieces = 1, .buf = buf, .offset = doff + m0,
+          .length = m1 - m0, .member = rm,
+        };
+        member_run_batch (&io, 1);
+        if (io.err)
+          why = "writing to it failed";
+      }
+    }
+    range_release (&a->write_ranges, &hold);
+    recovery_leave (rec);
+    if (why)
+      break;
+    pos += len;
+    atomic_store (&rec->repl_pos, pos);
+    pthread_mutex_lock (&a->meta.lock);
+    s->done = s->synced = pos;
+    ns = stats_now_ns () - t0;
+    s->rate = ns ? (double) pos / 1024 * 1e9 / ns : 0;
+    pthread_mutex_unlock (&a->meta.lock);
+  }
+  free (buf);
+  if (why == NULL) {
+    struct member_io f = { .op = MOP_FLUSH, .member = rm };
+
+    member_run_batch (&f, 1);
+    if (f.err)
+      why = "flushing it failed";
+  }
+
+  pthread_rwlock_wrlock (&rec->quiesce);
+  pthread_mutex_lock (&a->meta.lock);
+  pthread_mutex_lock (&rec->lock);
+  if (why == NULL && !atomic_load (&old->failed)) {
+    oldname = old->name;
+    swap_backend (old, rm);
+    rec->state[j] = SPARE_OLD;
+    atomic_store (&rm->failed, true);
+    a->meta.sb[r] = rec->spare_sb[j];
+    a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
+    a->meta.sb[r].feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+    a->meta.sb[r].recovery_offset = 0;
+    a->meta.in_array[r] = true;
+    atomic_store (&rec->repl_role, -1);
+    pthread_mutex_unlock (&rec->lock);
+    if (metadata_update_locked (a, "a replacement done") == -1)
+      nbdkit_error ("replace: the superblocks could not record it");
+    ns = stats_now_ns () - t0;
+    nbdkit_error ("replace: done: %s takes role %u, %" PRIu64 " bytes "
+                  "copied in %.3f s; %s leaves the array (removed, as md "
+                  "removes the member it marked faulty)", old->name, r,
+                  size, ns / 1e9, oldname);
+  }
+  else {
+    if (why == NULL)
+      why = "the member it was to replace failed";
+    rec->state[j] = SPARE_READY;
+    atomic_store (&rec->repl_role, -1);
+    rec->wake = true;
+    pthread_cond_broadcast (&rec->cond);
+    pthread_mutex_unlock (&rec->lock);
+    nbdkit_error ("replace: the replacement of member %u by %s is given "
+                  "up (%s); it stays a spare", r, rm->name, why);
+  }
+  s->action = "idle";
+  pthread_mutex_unlock (&a->meta.lock);
+  pthread_rwlock_unlock (&rec->quiesce);
+  return NULL;
+}
+
+static void
+replace_stop (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+
+  if (!rec->repl_thread_started)
+    return;
+  atomic_store (&rec->repl_stop, true);
+  pthread_join (rec->repl_thread, NULL);
+  rec->repl_thread_started = false;
+}
+
+int
+recovery_replace (struct raid_array *a, const char *member, unsigned r)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *m = &a->members[r];
+  unsigned j;
+  int err;
+
+  if (!rec->on || !rec->thread_started)
+    return recovery_add (a, member, true);      /* the refusals */
+  if (atomic_load (&m->failed) || !a->meta.in_array[r]) {
+    nbdkit_error ("replace: member %u (%s) is not in the array: %s takes "
+                  "a failed or missing role as add --replace did", r,
+                  m->name, member);
+    return recovery_add (a, member, true);
+  }
+  pthread_mutex_lock (&add_lock);
+  if (atomic_load (&rec->repl_role) >= 0 || recovery_unsynced (rec) ||
+      sync_in_sync (&a->sync) != UINT64_MAX) {
+    nbdkit_error ("replace: %s: a replacement, a rebuild or a resync runs; "
+                  "wait until it is done", member);
+    errno = EBUSY;
+    goto err;
+  }
+  if (rec->repl_thread_started) {
+    pthread_join (rec->repl_thread, NULL);
+    rec->repl_thread_started = false;
+  }
+  pthread_mutex_lock (&rec->lock);
+  for (j = 0; j < RAID_MAX_SPARES && rec->state[j] != SPARE_FREE; ++j)
+    ;
+  pthread_mutex_unlock (&rec->lock);
+  if (j == RAID_MAX_SPARES) {
+    nbdkit_error ("replace: %s: there are %d spares or replaced members "
+                  "already", member, RAID_MAX_SPARES);
+    errno = ENOSPC;
+    goto err;
+  }
+  if (spare_open (a, j, member, true, NULL) == -1)
+    goto err;
+  /* Its own superblock, as a spare's, until it takes the role: a
+   * restart in the middle finds a spare (md's would say replacement).
+   * Nothing takes it meanwhile: it is never SPARE_READY.
+   */
+  pthread_mutex_lock (&a->meta.lock);
+  if (spare_ready (a, j) == -1 || spare_write_sb_locked (a, j) == -1) {
+    pthread_mutex_lock (&rec->lock);
+    rec->state[j] = SPARE_FREE;
+    pthread_mutex_unlock (&rec->lock);
+    pthread_mutex_unlock (&a->meta.lock);
+    spare_discard (&rec->spare[j]);
+    goto err;
+  }
+  pthread_mutex_lock (&rec->lock);
+  rec->state[j] = SPARE_REPLACING;
+  pthread_mutex_unlock (&rec->lock);
+  pthread_mutex_unlock (&a->meta.lock);
+
+  /* From here on every client write reaches it too. */
+  pthread_rwlock_wrlock (&rec->quiesce);
+  rec->repl_slot = j;
+  atomic_store (&rec->repl_pos, 0);
+  atomic_store (&rec->repl_stop, false);
+  atomic_store (&rec->repl_role, (int) r);
+  pthread_rwlock_unlock (&rec->quiesce);
+  nbdkit_error ("replace: %s is rebuilt as the replacement of member %u "
+                "(%s), which serves until it is in sync (md's --replace)",
+                member, r, m->name);
+  err = pthread_create (&rec->repl_thread, NULL, replace_thread, a);
+  if (err) {
+    nbdkit_error ("replace: starting its thread: %s", strerror (err));
+    pthread_rwlock_wrlock (&rec->quiesce);
+    atomic_store (&rec->repl_role, -1);
+    pthread_mutex_lock (&rec->lock);
+    rec->state[j] = SPARE_READY;
+    pthread_mutex_unlock (&rec->lock);
+    pthread_rwlock_unlock (&rec->quiesce);
+    errno = err;
+    goto err;
+  }
+  rec->repl_thread_started = true;
+  pthread_mutex_unlock (&add_lock);
+  return 2;
+ err:
+  pthread_mutex_unlock (&add_lock);
+  return -1;
+}
+
+void
+recovery_replace_write (struct raid_array *a, struct plan *pl,
+                        enum member_op op, uint32_t flags, const char *buf,
+                        uint64_t offset)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member_batch batch;
+  struct ioset set;
+  int r = atomic_load (&rec->repl_role);
+  size_t i, n = 0;
+  unsigned k;
+
+  if (r < 0 || atomic_load (&rec->repl_stop))
+    return;
+  if (ioset_init (&set, pl->npieces) == -1) {
+    atomic_store (&rec->repl_stop, true);
+    return;
+  }
+  for (i = 0; i < pl->npieces; ++i)
+    for (k = 0; k < pl->piece[i].ncopies; ++k)
+      if (pl->piece[i].copy[k].member == (unsigned) r) {
+        ioset_add (&set, i, &pl->piece[i], &pl->piece[i].copy[k]);
+        n++;
+      }
+  if (n) {
+    /* A fast zero the old member took is done the slow way here. */
+    ioset_runs (&set, a->members, op, flags & ~MIO_FAST, (char *) buf,
+                offset, RAID_RUN_MAX_SEGS, &batch);
+    for (i = 0; i < set.nrun; ++i)
+      set.io[i].member = &rec->spare[rec->repl_slot];
+    batch_init (&batch, set.nrun);
+    member_submit_all (set.io, set.nrun);
+    batch_wait (&batch);
+    batch_destroy (&batch);
+    for (i = 0; i < set.nrun; ++i)
+      if (set.io[i].err) {
+        nbdkit_error ("replace: %s: %s: %s; the replacement is given up",
+                      set.io[i].member->name, "write",
+                      strerror (set.io[i].err));
+        atomic_store (&rec->repl_stop, true);
+        break;
+      }
+  }
+  ioset_free (&set);
+}
+
+void
+recovery_replace_flush (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member_io io;
+
+  if (atomic_load (&rec->repl_role) < 0 || atomic_load (&rec->repl_stop))
+    return;
+  io = (struct member_io) { .op = MOP_FLUSH,
+                            .member = &rec->spare[rec->repl_slot] };
+  member_run_batch (&io, 1);
+  if (io.err) {
+    nbdkit_error ("replace: %s: flush: %s; the replacement is given up",
+                  io.member->name, strerror (io.err));
+    atomic_store (&rec->repl_stop, true);
+  }
+}
+
+void
+recovery_replace_view (struct raid_array *a, struct replace_view *v)
+{
+  struct raid_recovery *rec = &a->rec;
+  int r = atomic_load (&rec->repl_role);
+
+  *v = (struct replace_view) { .on = r >= 0 };
+  if (r < 0)
+    return;
+  v->role = r;
+  v->name = rec->spare[rec->repl_slot].name;
+  v->done = atomic_load (&rec->repl_pos);
+  v->total = raid_geom_size (a->geom);
 }

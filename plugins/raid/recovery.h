@@ -79,6 +79,8 @@ enum spare_state {
   SPARE_READY,                  /* a spare, waiting for a role */
   SPARE_OLD,                    /* holds a failed member that a spare
                                  * replaced, closed at unload */
+  SPARE_REPLACING,              /* being rebuilt as a live member's
+                                 * replacement (recovery_replace) */
 };
 
 struct raid_recovery {
@@ -118,6 +120,18 @@ struct raid_recovery {
    */
   uint8_t slot_used[MDSB_MAX_DEV_LIMIT / 8];
   bool started;
+
+  /* mdadm --replace (recovery_replace): the member of role repl_role
+   * (-1: none) is copied to spare slot repl_slot while it serves.  Only
+   * the replacement's thread changes repl_role; client writes read it
+   * under the quiesce lock.
+   */
+  _Atomic int repl_role;
+  unsigned repl_slot;
+  _Atomic uint64_t repl_pos;    /* array bytes copied */
+  atomic_bool repl_stop;        /* give up (a write to it failed, unload) */
+  bool repl_thread_started;
+  pthread_t repl_thread;
 };
 
 /* ---- at config time (raid.c, assemble.c) --------------------------- */
@@ -229,6 +243,45 @@ extern void recovery_hide (struct raid_array *a, struct plan *pl);
  */
 extern int recovery_add (struct raid_array *a, const char *member,
                          bool replace_now);
+
+/* mdadm --replace OLD --with NEW (the live control's "add NEW --replace
+ * OLD"): member, opened and checked as recovery_add's, becomes a spare
+ * with a superblock of its own and is rebuilt as the replacement of
+ * role r's member, which must be live and in sync, while that member
+ * keeps serving: reads go to it, client writes go to it and to the
+ * replacement.  When the copy is done (and flushed), the replacement
+ * takes role r, and the old member leaves the array (its slot in the
+ * role table emptied, as md removes the member it marked faulty),
+ * closed at unload.  If the old member fails, or a write to the
+ * replacement fails, or the server stops first, the replacement is
+ * given up and stays a spare.  One replacement at a time, and not while
+ * a resync or rebuild runs.  If role r is failed or missing, this is
+ * recovery_add (member, true), and returns what it does.  Returns 2
+ * once the copy has started, or -1 with errno as recovery_add's, EBUSY
+ * for a replacement, a rebuild or a resync running.
+ */
+extern int recovery_replace (struct raid_array *a, const char *member,
+                             unsigned r);
+
+/* request.c, with the write's range held: a write, zero or trim of the
+ * plan pl also goes to the replacement, where the member it replaces
+ * holds a copy; and a flush flushes it.  A failure gives the
+ * replacement up.  Nothing when no replacement runs.
+ */
+extern void recovery_replace_write (struct raid_array *a, struct plan *pl,
+                                    enum member_op op, uint32_t flags,
+                                    const char *buf, uint64_t offset);
+extern void recovery_replace_flush (struct raid_array *a);
+
+/* For the control socket's detail: the replacement running, if any. */
+struct replace_view {
+  bool on;
+  unsigned role;
+  const char *name;
+  uint64_t done, total;
+};
+extern void recovery_replace_view (struct raid_array *a,
+                                   struct replace_view *v);
 
 /* Hold every client request and every spare takeover out (the quiesce
  * lock for writing), for a change to a role's member from outside this
