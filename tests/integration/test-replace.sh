@@ -22,6 +22,9 @@
 #      a replaced member) and new.img's role 1; b.img's events are
 #      behind.
 #   4. Restarted with a.img and b.img: b.img is stale.
+#   5. A RAID 10 of four 16M files (64K chunks, 2 near copies): member
+#      2 replaced by a plain file while 2000 writes of 4K to 160K run;
+#      check-members finds the data on r0, r1, the new member and r3.
 # Mutants killed: recovery_replace failing the old member at the start
 # (detail in step 2 says faulty); write_copies without the
 # recovery_replace_write hook (writes behind the copy miss new.img:
@@ -173,4 +176,30 @@ say "4. the replaced member is stale at the next start"
 start a.img b.img
 log_has "member 1 (b.img) is stale" || fail "b.img was not found stale"
 stop_pid "$SERVE_PID"
+
+say "5. RAID 10: member 2 of four replaced while writes run"
+truncate -s 16M r0.img r1.img r2.img r3.img n2.img
+"$RAIDSIM" create --level=10 --chunk=64K --assume-clean \
+  r0.img r1.img r2.img r3.img >create10.out 2>&1 ||
+  fail "raidsim create: $(cat create10.out)"
+size10=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' create10.out)
+doff10=$(( $(mdadm --examine r0.img | sed -n 's/^ *Data Offset : \([0-9]*\) sectors/\1/p') * 512 ))
+: >nbdkit.log
+start r0.img r1.img r2.img r3.img
+awk -v size="$size10" 'BEGIN { srand (12); for (i = 0; i < 2000; i++)
+  print "w", int (rand () * (size / 4096)) * 4096, 4096 * (1 + int (rand () * 40)) }' |
+  awk -v size="$size10" '$2 + $3 <= size' >reqs10
+"$NBD_IO" --depth 8 --stamp 5 "$uri" <reqs10 >io10.out 2>&1 &
+io=$!
+"$RAIDSIM" control --json "$ctl" add "$tmp/n2.img" --replace 2 >add10.json 2>add10.err ||
+  fail "add --replace 2: $(cat add10.err)"
+wait $io || fail "the writes failed: $(cat io10.out)"
+wait_until 60 "no replace: done in the log" log_has "replace: done: .*n2.img takes role 2"
+nbdcopy "$uri" data10.img || fail "nbdcopy of the RAID 10 failed"
+stop_pid "$SERVE_PID"
+"$CHECK_MEMBERS" level=10 chunk=64K copies=2 data=data10.img \
+  data-offset=$doff10 member=r0.img member=r1.img member=n2.img \
+  member=r3.img >check10.out 2>&1 || fail "check-members: $(cat check10.out)"
+[ "$(mdadm --examine n2.img | sed -n 's/^ *Device Role : //p')" = "Active device 2" ] ||
+  fail "n2.img: $(mdadm --examine n2.img | grep 'Device Role')"
 say "PASS"
