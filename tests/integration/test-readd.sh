@@ -36,6 +36,16 @@
 #           Mutant killed: bitmap_readd_ok ignoring events_cleared (the
 #           old member rebuilt from the clear bitmap: nothing copied,
 #           the 4K write missing).
+# resume    the member failed again, 1M written at 5.5M and at 25.5M, a
+#           byte changed in chunk 28; restarted with sync-speed-min=50
+#           and -max=50, the re-add copies chunks 5 and 6, records 7M
+#           with the bitmap flag (mdadm: Feature Map 0x83, Recovery
+#           Offset 14336 sectors) and waits for the speed limit; three
+#           sweeps later the 4 bits are still set; killed -9, restarted:
+#           the recovery goes on from 7M from the bitmap, 2097152 bytes
+#           (chunks 25 and 26), and the byte in chunk 28 is left alone.
+#           Mutant killed: degraded() not counting members being rebuilt
+#           (the sweeps clear chunks 25 and 26 during the re-add).
 #
 # Skips (77) without nbdkit, mdadm or perl's JSON::PP.
 # Run: meson test -C build readd
@@ -207,4 +217,42 @@ n=$(ndiff a.img b-old.img)
 [ "$n" = 0 ] || fail "after the full rebuild the copies differ in $n bytes"
 [ "$(efield b-old.img 'Feature Map')" = 0x1 ] ||
   fail "b-old.img's feature map is $(efield b-old.img 'Feature Map'), not 0x1 (in sync)"
+
+say "resume: a re-add from the bitmap killed in the middle goes on from it"
+start a.img b-old.img
+wait_until 20 "the bits are not cleared: $(detail '$d->{bitmap}{dirty}') dirty" clear_bits
+control fail b-old.img
+write $(( 5 * MiB + MiB / 2 )) $MiB
+write $(( 25 * MiB + MiB / 2 )) $MiB
+flip b-old.img $(( doff + 28 * MiB + 9 ))
+stop_pid "$SERVE_PID"
+: >nbdkit.log
+start a.img b-old.img sync-speed-min=50 sync-speed-max=50
+# The walk copies chunks 5 and 6, records how far (7M, with the bitmap
+# flag), then waits ~40 s for the speed limit: killed meanwhile, after
+# three sweeps that must not clear chunks 25 and 26.
+checkpointed () { [ "$(efield b-old.img 'Feature Map')" = 0x83 ]; }
+wait_until 20 "b-old.img's feature map is $(efield b-old.img 'Feature Map'), not 0x83" checkpointed
+s0=$(detail '$d->{bitmap}{sweeps}')
+wait_until 30 "the bitmap daemon did not sweep 3 times" sweeps_past
+[ "$(detail '$d->{bitmap}{dirty}')" = 4 ] ||
+  fail "during the re-add the plugin has $(detail '$d->{bitmap}{dirty}') dirty bits, not 4"
+log_has "recovery: done" && fail "the walk was not held back by the speed limit"
+kill -KILL "$SERVE_PID"
+wait "$SERVE_PID" 2>/dev/null || true
+[ "$(efield b-old.img 'Recovery Offset')" = "$(( 7 * MiB / 512 )) sectors" ] ||
+  fail "b-old.img's recovery offset is $(efield b-old.img 'Recovery Offset')"
+: >nbdkit.log
+start a.img b-old.img
+wait_until 30 "no recovery end in the log" log_has "recovery: done"
+log_has "member 1 (b-old.img) was being rebuilt: its recovery goes on from array offset $(( 7 * MiB ))" ||
+  fail "b-old.img's recovery did not go on from 7M"
+want=$(( 2 * MiB ))
+log_has "re-add: member 1 (b-old.img): $want bytes to resync of $size .*from array offset $(( 7 * MiB ))" ||
+  fail "the log does not say $want bytes to resync from 7M"
+log_has "re-add: done: $want bytes resynced of $size" ||
+  fail "the log does not say $want bytes resynced"
+stop_pid "$SERVE_PID"
+n=$(ndiff a.img b-old.img)
+[ "$n" = 1 ] || fail "after the resumed re-add the copies differ in $n bytes, not 1 (the byte in chunk 28)"
 say "PASS"
