@@ -27,8 +27,8 @@
 #           `remove b.img` (a copy b-old.img is kept, with a byte
 #           changed), the 4K write at 10M, a byte of b.img changed in
 #           chunk 22; `add b.img` re-adds it into role 1 ("re-added"):
-#           1048576 bytes resynced, one byte of difference left, detail
-#           says active sync.
+#           1048576 bytes resynced (the log, and sync.synced in the stats
+#           JSON), one byte of difference left, detail says active sync.
 # old       after the bits are cleared again (events_cleared now past
 #           b-old.img's events), a restart with b-old.img: it is
 #           re-added but rebuilt in full (the whole array copied, the
@@ -168,7 +168,7 @@ ev_b=$(events b.img)
   fail "b.img's events $ev_b are older than events_cleared $(xfield a.img 'Events Cleared')"
 
 : >nbdkit.log
-start a.img b.img
+start a.img b.img stats="$tmp/stats.json"
 wait_until 30 "no recovery end in the log" log_has "recovery: done"
 log_has "member 1 (b.img) is re-added (md's --re-add): events $ev_b, not older" ||
   fail "b.img was not re-added from the bitmap"
@@ -203,6 +203,9 @@ n=$(ndiff a.img b.img)
 say "old: a member older than events_cleared is rebuilt in full"
 wait_until 20 "the bits are not cleared after add" clear_bits
 stop_pid "$SERVE_PID"
+# The statistics of the last recovery, the add's.
+synced=$(perl -MJSON::PP -0777 -ne 'print decode_json ($_)->{sync}{synced} // "none"' stats.json)
+[ "$synced" = $MiB ] || fail "stats JSON: sync.synced $synced after add, not $MiB"
 cleared=$(xfield a.img 'Events Cleared')
 [ "$ev_old" -lt "$cleared" ] || fail "b-old.img's events $ev_old are not older than events_cleared $cleared"
 : >nbdkit.log
