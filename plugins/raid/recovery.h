@@ -28,6 +28,9 @@
  *     (MDSB_FEATURE_RECOVERY_OFFSET): the recovery goes on from its
  *     recovery_offset, as md's super_1_validate takes it, and nothing
  *     above it is ever read;
+ *   - a replacement (recovery_replace, mdadm --replace): a spare
+ *     rebuilt from a live member in sync, which keeps serving, and put
+ *     in that member's role once in sync;
  *   - a hot spare (spare=, or recovery_add): a member whose superblock
  *     gives it the spare role (0xffff), written if it was blank.  When a
  *     member fails (an I/O error, a timeout) or is missing, a spare
