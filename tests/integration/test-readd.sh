@@ -47,6 +47,11 @@
 #           Mutant killed: degraded() not counting members being rebuilt
 #           (the sweeps clear chunks 25 and 26 during the re-add).
 #
+# nbd       b-old.img served by nbdkit file over a Unix socket as
+#           member 1; its server stopped, 1M written at 12.5M (the
+#           member fails), the server started again, `remove 1` and
+#           `add URI`: 2097152 bytes resynced (chunks 12 and 13).
+#
 # Skips (77) without nbdkit, mdadm or perl's JSON::PP.
 # Run: meson test -C build readd
 set -euo pipefail
@@ -258,4 +263,33 @@ log_has "re-add: done: $want bytes resynced of $size" ||
 stop_pid "$SERVE_PID"
 n=$(ndiff a.img b-old.img)
 [ "$n" = 1 ] || fail "after the resumed re-add the copies differ in $n bytes, not 1 (the byte in chunk 28)"
+
+say "nbd: an NBD member whose server died is re-added when it is back"
+bsock=$tmp/b.sock
+buri="nbd+unix:///?socket=$bsock"
+serve_b ()
+{
+  rm -f "$bsock"
+  nbdkit --foreground --exit-with-parent -U "$bsock" -P b.pid file b-old.img >>b.log 2>&1 &
+  b_pid=$!
+  at_exit stop_pid "$b_pid"
+  wait_for_file b.pid "$b_pid" 30 || fail "nbdkit file b-old.img did not start: $(cat b.log)"
+}
+serve_b
+: >nbdkit.log
+start a.img "$buri"
+wait_until 20 "the bits are not cleared: $(detail '$d->{bitmap}{dirty}') dirty" clear_bits
+stop_pid "$b_pid"
+rm -f b.pid
+write $(( 12 * MiB + MiB / 2 )) $MiB
+[ "$(detail '$d->{members}[1]{state}')" = faulty ] ||
+  fail "the NBD member is $(detail '$d->{members}[1]{state}') after its server died"
+serve_b
+control remove 1
+control add "$buri"
+grep -q '"message":"re-added' control.json || fail "add $buri: $(cat control.json)"
+wait_until 30 "no re-add end in the log" log_has "re-add: done: $(( 2 * MiB )) bytes resynced of $size"
+stop_pid "$SERVE_PID"
+n=$(ndiff a.img b-old.img)
+[ "$n" = 1 ] || fail "after the NBD re-add the copies differ in $n bytes, not 1 (the byte in chunk 28)"
 say "PASS"
