@@ -172,11 +172,15 @@ array_name (const struct raid_array *a, char *buf, size_t len)
  *   data : active raid1 b.img[1] a.img[0](F)
  *         32505856 blocks super 1.2 [2/1] [U_]
  *         [====>................]  check = 23.1% (7340/31744) ...
+ *
+ * A faulty member that a spare replaced comes after the members of the
+ * roles, with the role it had: "c.img[1] a.img[0] b.img[1](F)".
  */
 static char *
 mdstat_of (json_object *d)
 {
   json_object *members = json_object_object_get (d, "members"), *sync;
+  json_object *replaced = json_object_object_get (d, "replaced");
   size_t n = json_object_array_length (members), i;
   char *buf = NULL;
   size_t len = 0;
@@ -206,6 +210,16 @@ mdstat_of (json_object *d)
              (json_object_object_get (m, "device")),
              json_object_get_int (json_object_object_get (m, "role")),
              strcmp (state, "faulty") == 0 ? "(F)" : "");
+  }
+  /* The faulty members that spares replaced, with the roles they had:
+   * md shows them "(F)" until mdadm --remove.
+   */
+  for (i = 0; replaced && i < json_object_array_length (replaced); ++i) {
+    json_object *m = json_object_array_get_idx (replaced, i);
+
+    fprintf (fp, " %s[%d](F)", json_object_get_string
+             (json_object_object_get (m, "device")),
+             json_object_get_int (json_object_object_get (m, "former_role")));
   }
   fprintf (fp, "\n      %" PRIu64 " blocks",
            json_object_get_uint64 (json_object_object_get (d, "size")) / 1024);
@@ -269,10 +283,11 @@ detail_reply (struct raid_array *a, const char *message)
 {
   json_object *d = json_object_new_object ();
   json_object *members = json_object_new_array (), *sync;
+  json_object *replaced = json_object_new_array ();
   struct sync_view v;
   struct replace_view rv;
   char name[40], lvl[16], *mdstat;
-  unsigned r, working = 0;
+  unsigned r, j, working = 0, failed = 0;
 
   recovery_replace_view (a, &rv);
 
@@ -305,6 +320,8 @@ detail_reply (struct raid_array *a, const char *message)
     pthread_mutex_unlock (&m->stats.lock);
     if (strcmp (st, "active sync") == 0)
       working++;
+    else if (strcmp (st, "faulty") == 0)
+      failed++;
     json_object_object_add (o, "role", json_object_new_int (r));
     json_object_object_add (o, "name", json_object_new_string (m->name));
     json_object_object_add (o, "device", json_object_new_string
@@ -334,10 +351,32 @@ detail_reply (struct raid_array *a, const char *message)
     }
     json_object_array_add (members, o);
   }
+  /* The faulty members that spares replaced, out of any role until
+   * they are removed: mdadm --detail lists them below the roles, as
+   * faulty with RaidDevice "-".
+   */
+  for (j = 0; j < RAID_MAX_SPARES; ++j) {
+    const char *n = recovery_replaced (a, j, &r);
+    json_object *o;
+
+    if (n == NULL)
+      continue;
+    o = json_object_new_object ();
+    json_object_object_add (o, "former_role", json_object_new_int (r));
+    json_object_object_add (o, "name", json_object_new_string (n));
+    json_object_object_add (o, "device", json_object_new_string
+                            (short_name (n)));
+    json_object_object_add (o, "state", json_object_new_string ("faulty"));
+    json_object_array_add (replaced, o);
+    failed++;
+  }
   json_object_object_add (d, "working_disks", json_object_new_int (working));
+  /* mdadm --detail's Failed Devices. */
+  json_object_object_add (d, "failed_disks", json_object_new_int (failed));
   json_object_object_add (d, "state", json_object_new_string
                           (working == a->nmembers ? "clean" : "degraded"));
   json_object_object_add (d, "members", members);
+  json_object_object_add (d, "replaced", replaced);
   sync_view (a, &v);
   sync = json_object_new_object ();
   json_object_object_add (sync, "action", json_object_new_string (v.action));
@@ -384,15 +423,32 @@ detail_reply (struct raid_array *a, const char *message)
 /* ---------------------------------------------------------------- */
 /* The verbs */
 
+/* Target i of a verb: role i's member, or, for i >= nmembers, the
+ * faulty member that a spare replaced in spare slot i - nmembers (NULL
+ * if there is none).
+ */
+static const char *
+target_name (struct raid_array *a, unsigned i)
+{
+  unsigned role;
+
+  if (i < a->nmembers)
+    return a->members[i].name;
+  return recovery_replaced (a, i - a->nmembers, &role);
+}
+
 /* MEMBER: a role number, or a member as given on the command line (or
  * its last component, if that names one member only).  Returns the
- * role, or -1.
+ * role, or -1.  With replaced_too (remove), a faulty member that a
+ * spare replaced may be named too, by its name only (its role is the
+ * spare's now): the return is then nmembers + its spare slot.
  */
 static int
-find_member (struct raid_array *a, const char *arg)
+find_member (struct raid_array *a, const char *arg, bool replaced_too)
 {
-  unsigned r;
+  unsigned i, n = a->nmembers + (replaced_too ? RAID_MAX_SPARES : 0);
   int found = -1, nfound = 0;
+  const char *name;
   char *end;
   unsigned long v;
 
@@ -402,12 +458,13 @@ find_member (struct raid_array *a, const char *arg)
     if (errno == 0 && *end == '\0')
       return v < a->nmembers ? (int) v : -1;
   }
-  for (r = 0; r < a->nmembers; ++r)
-    if (strcmp (a->members[r].name, arg) == 0)
-      return r;
-  for (r = 0; r < a->nmembers; ++r)
-    if (strcmp (short_name (a->members[r].name), short_name (arg)) == 0) {
-      found = r;
+  for (i = 0; i < n; ++i)
+    if ((name = target_name (a, i)) != NULL && strcmp (name, arg) == 0)
+      return i;
+  for (i = 0; i < n; ++i)
+    if ((name = target_name (a, i)) != NULL &&
+        strcmp (short_name (name), short_name (arg)) == 0) {
+      found = i;
       nfound++;
     }
   return nfound == 1 ? found : -1;
@@ -442,28 +499,6 @@ do_fail (struct raid_array *a, int r)
   snprintf (msg, sizeof msg, "set member %d (%s) faulty in the array", r,
             m->name);
   return detail_reply (a, msg);
-}
-
-/* Wait until no I/O of m is in flight.  m has failed, and member.c
- * checks that under slot_lock before it issues one, so none starts
- * after this.
- */
-static void
-drain (struct member *m)
-{
-  pthread_mutex_lock (&m->slot_lock);
-  while (atomic_load (&m->load->pending) > 0) {
-    struct timespec ts;
-
-    clock_gettime (CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 10000000;
-    if (ts.tv_nsec >= 1000000000) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000;
-    }
-    pthread_cond_timedwait (&m->slot_cond, &m->slot_lock, &ts);
-  }
-  pthread_mutex_unlock (&m->slot_lock);
 }
 
 static char *do_remove_held (struct raid_array *a, int r);
@@ -503,7 +538,7 @@ do_remove_held (struct raid_array *a, int r)
   }
   snprintf (msg, sizeof msg, "hot removed member %d (%s) from the array",
             r, m->name);
-  drain (m);
+  member_drain (m);
   /* The role is empty from now on, as a member that was missing at
    * start: no superblock names it (0xffff in the role table, as md
    * leaves the slot of a device it removed), and the next update says
@@ -525,6 +560,27 @@ do_remove_held (struct raid_array *a, int r)
   if (rc == -1)
     return error_reply ("remove: member %d is removed, but the superblocks "
                         "could not record it", r);
+  return detail_reply (a, msg);
+}
+
+/* mdadm --remove of a faulty member that a spare replaced, in spare
+ * slot j: it holds no role, so no request reaches it any more.
+ */
+static char *
+do_remove_replaced (struct raid_array *a, unsigned j)
+{
+  char msg[512];
+  unsigned role;
+  const char *name = recovery_replaced (a, j, &role);
+
+  snprintf (msg, sizeof msg, "hot removed %s (faulty, replaced in role "
+            "%u) from the array", name, role);
+  if (recovery_remove_replaced (a, j) == -1) {
+    nbdkit_error ("%s", msg);
+    return error_reply ("remove: %.400s is removed, but the superblocks "
+                        "could not record it", name);
+  }
+  nbdkit_error ("%s", msg);
   return detail_reply (a, msg);
 }
 
@@ -657,7 +713,7 @@ control_handle (struct raid_array *a, const char *line)
     return reply;
   }
   if (v == CV_ADD && n == 4) {
-    r = find_member (a, w[3]);
+    r = find_member (a, w[3], false);
     if (r == -1) {
       reply = error_reply ("add: --replace %.256s: no such member (a role "
                            "from 0 to %u, or a member as given)", w[3],
@@ -667,7 +723,7 @@ control_handle (struct raid_array *a, const char *line)
     }
   }
   if (v == CV_FAIL || v == CV_REMOVE) {
-    r = find_member (a, w[1]);
+    r = find_member (a, w[1], v == CV_REMOVE);
     if (r == -1) {
       reply = error_reply ("%s: %.256s: no such member (a role from 0 to "
                            "%u, or a member as given)", d->name, w[1],
@@ -684,7 +740,10 @@ control_handle (struct raid_array *a, const char *line)
     reply = do_fail (a, r);
     break;
   case CV_REMOVE:
-    reply = do_remove (a, r);
+    if ((unsigned) r >= a->nmembers)
+      reply = do_remove_replaced (a, r - a->nmembers);
+    else
+      reply = do_remove (a, r);
     break;
   case CV_ADD:
     if (n >= 3 && strcmp (w[2], "--replace") != 0)

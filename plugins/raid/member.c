@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
@@ -334,6 +335,56 @@ member_io_done (struct member_io *io, int err)
   pthread_cond_signal (&m->slot_cond);
   pthread_mutex_unlock (&m->slot_lock);
   batch_done (b);
+}
+
+int
+member_hole (struct member *m, uint64_t member_offset, uint64_t limit,
+             uint64_t *end)
+{
+  int r, e;
+
+  pthread_mutex_lock (&m->slot_lock);
+  if (atomic_load (&m->failed)) {
+    pthread_mutex_unlock (&m->slot_lock);
+    errno = EIO;
+    return -1;
+  }
+  m->calls++;
+  pthread_mutex_unlock (&m->slot_lock);
+  r = m->ops->hole (m, member_offset, limit, end);
+  e = errno;
+  pthread_mutex_lock (&m->slot_lock);
+  m->calls--;
+  pthread_cond_broadcast (&m->slot_cond);
+  pthread_mutex_unlock (&m->slot_lock);
+  errno = e;
+  return r;
+}
+
+/* member_io_done signals slot_cond for one waiter for a slot, which
+ * need not be this one: look again every 10 ms.
+ */
+void
+member_drain (struct member *m)
+{
+  pthread_mutex_lock (&m->slot_lock);
+  if (atomic_load (&m->load->pending) > 0 || m->calls > 0)
+    nbdkit_debug ("raid: member %u (%s): waiting for %u I/O and %u "
+                  "block status call(s) in flight before it is closed",
+                  m->index, m->name,
+                  (unsigned) atomic_load (&m->load->pending), m->calls);
+  while (atomic_load (&m->load->pending) > 0 || m->calls > 0) {
+    struct timespec ts;
+
+    clock_gettime (CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 10000000;
+    if (ts.tv_nsec >= 1000000000) {
+      ts.tv_sec++;
+      ts.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait (&m->slot_cond, &m->slot_lock, &ts);
+  }
+  pthread_mutex_unlock (&m->slot_lock);
 }
 
 /* nbdkit 1.32 has no warning level, and nbdkit_error would call these

@@ -246,6 +246,11 @@ struct member {
   pthread_mutex_t slot_lock;
   pthread_cond_t slot_cond;
   unsigned max_inflight;
+  /* Under slot_lock: calls into the backend outside member I/O
+   * (ops->hole, by member_hole) in flight.  Like the I/Os in flight,
+   * they hold the member open: member_drain waits for both.
+   */
+  unsigned calls;
 
   struct io_stats stats;
 };
@@ -283,6 +288,21 @@ extern void member_submit_all (struct member_io *ios, size_t n);
  */
 extern void member_run_batch (struct member_io *ios, size_t n);
 extern void member_io_done (struct member_io *io, int err);
+
+/* ops->hole on a member that may fail and be removed meanwhile (the
+ * control socket's remove): like member I/O, it is refused (-1, EIO)
+ * once the member has failed, and otherwise holds the member open
+ * until it returns.  Returns as ops->hole.
+ */
+extern int member_hole (struct member *m, uint64_t member_offset,
+                        uint64_t limit, uint64_t *end);
+
+/* Wait until no I/O of m and no member_hole on it is in flight.  m has
+ * failed, and member_start and member_hole check that under slot_lock
+ * before they go to the backend, so none starts after this: m may then
+ * be closed.
+ */
+extern void member_drain (struct member *m);
 
 /* A warning about member m, at start-up: the array is served, but not
  * as its user may think (a member that can only be read, space left

@@ -46,6 +46,7 @@
 #include "plan.h"
 #include "recovery.h"
 #include "request.h"
+#include "throttle.h"
 
 /* -D raid.recovery=1 logs every recovery region (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_recovery = 0;
@@ -715,8 +716,14 @@ take_spares (struct raid_array *a)
     if (j == RAID_MAX_SPARES)
       break;
     old = m->name;
+    /* A member that was in the array stays listed as faulty until it
+     * is removed, as in md; a missing role's placeholder, or a member
+     * left out at assembly, was never in it.
+     */
+    rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
+      ? SPARE_FAULTY : SPARE_OLD;
+    rec->replaced_role[j] = r;
     swap_backend (m, &rec->spare[j]);
-    rec->state[j] = SPARE_OLD;
     atomic_store (&rec->spare[j].failed, true);
     a->meta.sb[r] = rec->spare_sb[j];
     a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
@@ -741,21 +748,6 @@ take_spares (struct raid_array *a)
 
 /* ---- the walk -------------------------------------------------------- */
 
-/* Client requests so far: while they change, the array is busy. */
-static uint64_t
-client_ops (struct raid_array *a)
-{
-  uint64_t n = 0;
-  int i;
-
-  pthread_mutex_lock (&a->stats.lock);
-  for (i = 0; i < MOP_COUNT; ++i)
-    n += a->stats.ops[i];
-  n += a->stats.inflight;
-  pthread_mutex_unlock (&a->stats.lock);
-  return n;
-}
-
 /* Sleep up to ns, or until stop (or a wake, with wake_too).  Returns
  * true for those.
  */
@@ -775,6 +767,15 @@ nap (struct raid_recovery *rec, uint64_t ns, bool wake_too)
   stop = rec->stop || (wake_too && rec->wake);
   pthread_mutex_unlock (&rec->lock);
   return stop;
+}
+
+/* The throttle's wait (throttle.h): a failed member or a new spare
+ * ends it too, so that the walk starts again with them at once.
+ */
+static bool
+throttle_sleep (void *opaque, uint64_t ns)
+{
+  return nap (opaque, ns, true);
 }
 
 /* Rebuild the copies of piece p on the members in targets from one that
@@ -953,7 +954,8 @@ recover (struct raid_array *a)
   struct raid_recovery *rec = &a->rec;
   struct raid_sync *s = &a->sync;
   uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX;
-  uint64_t t0, mark_ns, mark_pos, checkpoint, ops, copied = 0;
+  uint64_t t0, checkpoint, copied = 0;
+  struct throttle t;
   uint32_t set = live_set (a, UINT32_MAX);
   uint32_t bm = set & atomic_load (&rec->from_bitmap);
   unsigned r, next_tenth;
@@ -967,7 +969,7 @@ recover (struct raid_array *a)
     if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos)
       pos = atomic_load (&rec->pos[r]);
   pos = pos / RECOVERY_REGION * RECOVERY_REGION;
-  checkpoint = mark_pos = pos;
+  checkpoint = pos;
   buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
   if (buf == NULL) {
     nbdkit_error ("recovery: %m");
@@ -995,26 +997,28 @@ recover (struct raid_array *a)
   s->synced = 0;
   s->rate = 0;
   pthread_mutex_unlock (&a->meta.lock);
-  t0 = mark_ns = stats_now_ns ();
-  ops = client_ops (a);
+  t0 = stats_now_ns ();
+  /* Paced by the bytes copied: a re-add from the bitmap passes over
+   * clean chunks, which cost nothing.
+   */
+  throttle_start (&t, &a->stats, params.sync_speed_min,
+                  params.sync_speed_max, copied);
   next_tenth = pos * 10 / size + 1;
 
   while (pos < size && set) {
     struct lane lane[RECOVERY_LANES];
-    uint64_t len = 0, now, elapsed, limit, o;
+    uint64_t len = 0;
     unsigned nl, l;
     bool lost = false;
 
     /* Only members re-added from the bitmap: regions without a chunk
-     * whose bit is set hold nothing to rebuild and are passed over
-     * (not counted as walked by the throttle either).
+     * whose bit is set hold nothing to rebuild and are passed over.
      */
     if (bm && bm == set) {
       uint64_t next = bitmap_next_dirty (a, pos, size);
 
       next = next >= size ? size : next / RECOVERY_REGION * RECOVERY_REGION;
       if (next > pos) {
-        mark_pos += next - pos;
         pos = next;
         if (pos >= size)
           break;
@@ -1070,34 +1074,13 @@ recover (struct raid_array *a)
       pthread_mutex_unlock (&a->meta.lock);
       checkpoint = pos;
     }
-    /* md's throttle, as the resync's (sync.c). */
-    now = stats_now_ns ();
-    elapsed = now - mark_ns;
-    o = client_ops (a);
-    limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
-    ops = o;
+    /* md's throttle (throttle.h). */
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
     s->synced = copied;
-    s->rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
+    s->rate = throttle_rate_now (&t, copied);
     pthread_mutex_unlock (&a->meta.lock);
-    /* Too fast for the limit: wait, in steps of at most 500 ms after
-     * which the limit is looked at again (md_do_sync's msleep (500)),
-     * so that clients going idle let the walk speed up soon.
-     */
-    while (elapsed &&
-           (double) (pos - mark_pos) / 1024 * 1e9 / elapsed > limit) {
-      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
-                                  * 1e9);
-      uint64_t step = need - elapsed < 500000000 ? need - elapsed : 500000000;
-
-      if (need <= elapsed || nap (rec, step, true))
-        break;
-      elapsed = stats_now_ns () - mark_ns;
-      o = client_ops (a);
-      limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
-      ops = o;
-    }
+    throttle_pace (&t, copied, throttle_sleep, rec);
     /* A member failed, or a spare came: start again with it, from the
      * lowest position, as md restarts its recovery.
      */
@@ -1110,10 +1093,6 @@ recover (struct raid_array *a)
     }
     rec->wake = false;          /* no spare to take in: nothing to do */
     pthread_mutex_unlock (&rec->lock);
-    if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
-      mark_ns = stats_now_ns ();
-      mark_pos = pos;
-    }
     if (pos * 10 / size >= next_tenth && pos < size) {
       nbdkit_error ("recovery: %u%% done (%" PRIu64 " of %" PRIu64
                     " bytes)", (unsigned) (pos * 100 / size), pos, size);
@@ -1269,6 +1248,51 @@ recovery_close (struct raid_array *a)
   }
 }
 
+const char *
+recovery_replaced (struct raid_array *a, unsigned j, unsigned *role)
+{
+  struct raid_recovery *rec = &a->rec;
+  const char *name = NULL;
+
+  pthread_mutex_lock (&rec->lock);
+  if (rec->state[j] == SPARE_FAULTY) {
+    name = rec->spare[j].name;
+    *role = rec->replaced_role[j];
+  }
+  pthread_mutex_unlock (&rec->lock);
+  return name;
+}
+
+int
+recovery_remove_replaced (struct raid_array *a, unsigned j)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *m = &rec->spare[j];
+  int rc = 0;
+
+  /* Nothing addresses it since the takeover (which held every request
+   * out); drained all the same before it is closed.
+   */
+  member_drain (m);
+  m->ops->close (m);
+  m->ops = NULL;
+  free (m->identity);
+  m->identity = NULL;
+  free (m->backing);
+  m->backing = NULL;
+  /* Its name is the one it was given as a member (see recovery_close):
+   * left alone.
+   */
+  pthread_mutex_lock (&a->meta.lock);
+  pthread_mutex_lock (&rec->lock);
+  rec->state[j] = SPARE_FREE;
+  pthread_mutex_unlock (&rec->lock);
+  if (a->meta.started)
+    rc = metadata_update_locked (a, "a member removed");
+  pthread_mutex_unlock (&a->meta.lock);
+  return rc;
+}
+
 void
 recovery_hold (struct raid_array *a)
 {
@@ -1362,8 +1386,13 @@ try_readd (struct raid_array *a, unsigned j, const struct member_md *mdp)
   /* A spare may have taken the role meanwhile. */
   if (atomic_load (&m->failed) && rec->state[j] == SPARE_FREE) {
     old = m->name;
+    /* As take_spares: a member that was in the array (failed, not
+     * removed) stays listed as faulty until removed.
+     */
+    rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
+      ? SPARE_FAULTY : SPARE_OLD;
+    rec->replaced_role[j] = r;
     swap_backend (m, sp);
-    rec->state[j] = SPARE_OLD;
     atomic_store (&sp->failed, true);
     use_slot (rec, md.sb.dev_number);
     if (md.sb.dev_number >= a->meta.max_dev)
@@ -1579,7 +1608,11 @@ replace_thread (void *arg)
   if (why == NULL && !atomic_load (&old->failed)) {
     oldname = old->name;
     swap_backend (old, rm);
-    rec->state[j] = SPARE_OLD;
+    /* md marks the member it replaced faulty; it is listed so until
+     * removed.
+     */
+    rec->state[j] = SPARE_FAULTY;
+    rec->replaced_role[j] = r;
     atomic_store (&rm->failed, true);
     a->meta.sb[r] = rec->spare_sb[j];
     a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
@@ -1592,9 +1625,9 @@ replace_thread (void *arg)
       nbdkit_error ("replace: the superblocks could not record it");
     ns = stats_now_ns () - t0;
     nbdkit_error ("replace: done: %s takes role %u, %" PRIu64 " bytes "
-                  "copied in %.3f s; %s leaves the array (removed, as md "
-                  "removes the member it marked faulty)", old->name, r,
-                  size, ns / 1e9, oldname);
+                  "copied in %.3f s; %s is faulty, out of the array "
+                  "(remove it), as md marks the member it replaced",
+                  old->name, r, size, ns / 1e9, oldname);
   }
   else {
     if (why == NULL)

@@ -80,8 +80,15 @@ struct plan;
 enum spare_state {
   SPARE_FREE,                   /* slot unused */
   SPARE_READY,                  /* a spare, waiting for a role */
-  SPARE_OLD,                    /* holds a failed member that a spare
-                                 * replaced, closed at unload */
+  SPARE_OLD,                    /* holds what a spare replaced in a
+                                 * missing role, or a member left out
+                                 * at assembly: closed at unload */
+  SPARE_FAULTY,                 /* holds a faulty member that a spare
+                                 * (or a replacement, or a re-added
+                                 * member) replaced: md lists it as
+                                 * faulty until mdadm --remove
+                                 * (recovery_replaced), closed then or
+                                 * at unload */
   SPARE_REPLACING,              /* being rebuilt as a live member's
                                  * replacement (recovery_replace) */
 };
@@ -117,6 +124,7 @@ struct raid_recovery {
   struct raid_member_load spare_load[RAID_MAX_SPARES];
   struct mdsb spare_sb[RAID_MAX_SPARES];
   enum spare_state state[RAID_MAX_SPARES];
+  unsigned replaced_role[RAID_MAX_SPARES];  /* SPARE_FAULTY: its role */
   bool spare_sb_written[RAID_MAX_SPARES];
   /* md's dev_number slots in use (superblocks of members and spares, and
    * the freshest role table), so that a new member gets one of its own.
@@ -247,15 +255,31 @@ extern void recovery_hide (struct raid_array *a, struct plan *pl);
 extern int recovery_add (struct raid_array *a, const char *member,
                          bool replace_now);
 
+/* The faulty members that spares replaced: md keeps each in the array
+ * as a faulty device, out of any role, until mdadm --remove ("(F)" in
+ * /proc/mdstat, "faulty" with RaidDevice "-" in mdadm --detail).  For
+ * spare slot j: its name as given, and in *role the role it had; NULL
+ * if slot j holds none.  From the control socket's thread, which alone
+ * removes them.
+ */
+extern const char *recovery_replaced (struct raid_array *a, unsigned j,
+                                      unsigned *role);
+/* mdadm --remove of such a member (the control socket's remove): it is
+ * closed, its slot freed, and the superblocks updated (one event on, as
+ * md's hot remove).  Returns 0, or -1 if the update failed (the member
+ * is removed all the same).
+ */
+extern int recovery_remove_replaced (struct raid_array *a, unsigned j);
+
 /* mdadm --replace OLD --with NEW (the live control's "add NEW --replace
  * OLD"): member, opened and checked as recovery_add's, becomes a spare
  * with a superblock of its own and is rebuilt as the replacement of
  * role r's member, which must be live and in sync, while that member
  * keeps serving: reads go to it, client writes go to it and to the
  * replacement.  When the copy is done (and flushed), the replacement
- * takes role r, and the old member leaves the array (its slot in the
- * role table emptied, as md removes the member it marked faulty),
- * closed at unload.  If the old member fails, or a write to the
+ * takes role r, and the old member is out of the array: faulty, listed
+ * (recovery_replaced) until removed, as md marks it faulty once its
+ * replacement is in sync.  If the old member fails, or a write to the
  * replacement fails, or the server stops first, the replacement is
  * given up and stays a spare.  One replacement at a time, and not while
  * a resync or rebuild runs.  If role r is failed or missing, this is

@@ -619,12 +619,15 @@ extents_piece (const struct raid_piece *p, void *opaque)
       int hole;
 
       /* A failed member's allocation says nothing about the data, nor
-       * does that of one not rebuilt there yet.
+       * does that of one not rebuilt there yet.  member_hole looks at
+       * failed again, under the member's slot lock, and holds the
+       * member open against the control socket's remove (which does
+       * not hold requests out of an array that cannot rebuild).
        */
       if (atomic_load (&m->failed) ||
           !recovery_readable (&a->rec, c->member, p->offset, p->length))
         continue;
-      hole = m->ops->hole (m, c->offset + pos, c->offset + p->length, &end);
+      hole = member_hole (m, c->offset + pos, c->offset + p->length, &end);
       if (hole == -1) {
         err = errno;
         nbdkit_debug ("raid: extents: member %u (%s) at offset %" PRIu64

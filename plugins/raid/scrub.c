@@ -30,6 +30,7 @@
 #include "request.h"
 #include "scrub.h"
 #include "sync.h"
+#include "throttle.h"
 
 const char *
 scrub_action_name (enum scrub_action a)
@@ -160,23 +161,6 @@ scrub_region (struct raid_array *a, uint64_t offset, uint64_t length,
   return mismatch;
 }
 
-/* Client requests so far: while they change, the array is busy (the
- * resync's rule, sync.c).
- */
-static uint64_t
-client_ops (struct raid_array *a)
-{
-  uint64_t n = 0;
-  int i;
-
-  pthread_mutex_lock (&a->stats.lock);
-  for (i = 0; i < MOP_COUNT; ++i)
-    n += a->stats.ops[i];
-  n += a->stats.inflight;
-  pthread_mutex_unlock (&a->stats.lock);
-  return n;
-}
-
 /* Wait ns, with s->lock held, or until stop. */
 static void
 wait_locked (struct raid_scrub *s, uint64_t ns)
@@ -192,6 +176,16 @@ wait_locked (struct raid_scrub *s, uint64_t ns)
       break;
 }
 
+/* The throttle's wait (throttle.h), with s->lock held: true to stop. */
+static bool
+throttle_sleep (void *opaque, uint64_t ns)
+{
+  struct raid_scrub *s = opaque;
+
+  wait_locked (s, ns);
+  return s->stop;
+}
+
 static void *
 scrub_thread (void *arg)
 {
@@ -200,8 +194,8 @@ scrub_thread (void *arg)
   bool repair = s->action == SCRUB_REPAIR;
   const char *what = repair ? "repair" : "check";
   uint64_t size = raid_geom_size (a->geom), pos = 0;
-  uint64_t t0 = stats_now_ns (), mark_ns = t0, mark_pos = 0;
-  uint64_t ops = client_ops (a);
+  uint64_t t0 = stats_now_ns ();
+  struct throttle t;
   unsigned copies = raid_geom_copies (a->geom), k, next_tenth = 1;
   char *bufs[RAID_MAX_MEMBERS] = { NULL };
   bool stopped = false;
@@ -215,36 +209,19 @@ scrub_thread (void *arg)
   nbdkit_error ("%s: started over the array's %" PRIu64 " bytes "
                 "(sync-speed-min=%lu sync-speed-max=%lu KiB/s)", what,
                 size, params.sync_speed_min, params.sync_speed_max);
+  throttle_start (&t, &a->stats, params.sync_speed_min,
+                  params.sync_speed_max, pos);
   while (pos < size) {
     uint64_t len = size - pos < SYNC_REGION ? size - pos : SYNC_REGION;
     uint64_t mm = scrub_region (a, pos, len, bufs, repair);
-    uint64_t now, elapsed, limit, o;
-    double rate;
 
     pos += len;
     pthread_mutex_lock (&s->lock);
     s->done = pos;
     s->mismatch_cnt += mm;
-    /* The resync's throttle (sync.c), md's: the rate since the last
-     * mark, at most max, and at most min while clients are busy.
-     */
-    now = stats_now_ns ();
-    elapsed = now - mark_ns;
-    rate = elapsed ? (double) (pos - mark_pos) / 1024 * 1e9 / elapsed : 0;
-    s->rate = rate;
-    o = client_ops (a);
-    limit = o != ops ? params.sync_speed_min : params.sync_speed_max;
-    ops = o;
-    if (rate > limit) {
-      uint64_t need = (uint64_t) ((double) (pos - mark_pos) / 1024 / limit
-                                  * 1e9);
-      if (need > elapsed)
-        wait_locked (s, need - elapsed);
-    }
-    if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
-      mark_ns = stats_now_ns ();
-      mark_pos = pos;
-    }
+    /* md's throttle (throttle.h). */
+    s->rate = throttle_rate_now (&t, pos);
+    throttle_pace (&t, pos, throttle_sleep, s);
     stopped = s->stop;
     pthread_mutex_unlock (&s->lock);
     if (stopped)

@@ -27,6 +27,7 @@
 #include "plan.h"
 #include "request.h"
 #include "sync.h"
+#include "throttle.h"
 
 /* -D raid.sync=1 logs every resync region (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_sync = 0;
@@ -201,21 +202,6 @@ sync_region (struct raid_array *a, uint64_t offset, uint64_t length,
                   offset, length);
 }
 
-/* Client requests so far: while they change, the array is busy. */
-static uint64_t
-client_ops (struct raid_array *a)
-{
-  uint64_t n = 0;
-  int i;
-
-  pthread_mutex_lock (&a->stats.lock);
-  for (i = 0; i < MOP_COUNT; ++i)
-    n += a->stats.ops[i];
-  n += a->stats.inflight;
-  pthread_mutex_unlock (&a->stats.lock);
-  return n;
-}
-
 /* Wait, with meta.lock held, until stop or the deadline, marking the
  * array clean whenever it is idle long enough.
  */
@@ -239,15 +225,24 @@ wait_locked (struct raid_array *a, uint64_t ns)
   }
 }
 
+/* The throttle's wait (throttle.h), with meta.lock held: true to stop. */
+static bool
+throttle_sleep (void *opaque, uint64_t ns)
+{
+  struct raid_array *a = opaque;
+
+  wait_locked (a, ns);
+  return a->sync.stop;
+}
+
 static void
 resync (struct raid_array *a)
 {
   struct raid_sync *s = &a->sync;
   uint64_t size = raid_geom_size (a->geom);
   uint64_t pos = sync_in_sync (s), start = pos;
-  uint64_t mark_ns = stats_now_ns (), mark_synced = 0;
-  uint64_t checkpoint = pos;
-  uint64_t ops = client_ops (a), t0 = mark_ns;
+  uint64_t checkpoint = pos, t0 = stats_now_ns ();
+  struct throttle t;
   unsigned next_tenth;
   char *buf;
 
@@ -261,10 +256,9 @@ resync (struct raid_array *a)
                 " (sync-speed-min=%" PRIu64 " sync-speed-max=%" PRIu64
                 " KiB/s)", pos, size, s->speed_min, s->speed_max);
   next_tenth = pos * 10 / size + 1;
+  throttle_start (&t, &a->stats, s->speed_min, s->speed_max, s->synced);
   while (pos < size) {
     uint64_t len = size - pos < SYNC_REGION ? size - pos : SYNC_REGION;
-    uint64_t now, elapsed, limit, o;
-    double rate;
 
     /* With a write-intent bitmap, only the chunks whose bit was set. */
     pos = bitmap_next_needed (a, pos, size, &len);
@@ -276,46 +270,12 @@ resync (struct raid_array *a)
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
     s->synced += len;
-    /* md's throttle: the rate since the last mark, at most max, and at
-     * most min while clients are busy.
+    /* md's throttle (throttle.h), on the bytes resynced, not walked:
+     * a bitmap skips clean chunks.
      */
-    now = stats_now_ns ();
-    elapsed = now - mark_ns;
-    /* Bytes resynced, not walked: a bitmap skips clean chunks. */
-    rate = elapsed ? (double) (s->synced - mark_synced) / 1024 * 1e9
-      / elapsed : 0;
-    s->rate = rate;
+    s->rate = throttle_rate_now (&t, s->synced);
     safe_mode_locked (a, NULL);
-    o = client_ops (a);
-    limit = o != ops ? s->speed_min : s->speed_max;
-    ops = o;
-    if (rate > limit) {
-      /* Wait until the rate is down to the limit, in steps of at most
-       * SYNC_RECHECK_NS, looking again each time whether clients are
-       * still busy (md's md_do_sync sleeps and rechecks the same way):
-       * a wait worked out at speed-min while a client ran must not go
-       * on after it has stopped.
-       */
-      for (;;) {
-        uint64_t need = (uint64_t) ((double) (s->synced - mark_synced)
-                                    / 1024 / limit * 1e9);
-
-        elapsed = stats_now_ns () - mark_ns;
-        if (need <= elapsed || s->stop)
-          break;
-        wait_locked (a, need - elapsed < SYNC_RECHECK_NS
-                     ? need - elapsed : SYNC_RECHECK_NS);
-        o = client_ops (a);
-        limit = o != ops ? s->speed_min : s->speed_max;
-        ops = o;
-      }
-    }
-    else
-      wait_locked (a, 0);
-    if (stats_now_ns () - mark_ns > UINT64_C (3000000000)) {
-      mark_ns = stats_now_ns ();
-      mark_synced = s->synced;
-    }
+    throttle_pace (&t, s->synced, throttle_sleep, a);
     /* A checkpoint: on a clean array, the superblocks say how far. */
     if (pos - checkpoint >= size / 16 && pos < size && !s->dirty) {
       a->meta.resync_offset = clean_offset (s);

@@ -29,7 +29,7 @@
  *
  * The walk is throttled as md's is, by sync-speed-min= and
  * sync-speed-max= (KiB/s): at most max; while clients are doing I/O,
- * at most min.
+ * at most min (throttle.h).
  */
 #ifndef RAID_SYNC_H
 #define RAID_SYNC_H
@@ -43,10 +43,6 @@
 #define SYNC_REGION (UINT64_C (1) << 20)
 #define SYNC_SPEED_MIN_DEFAULT 1000     /* KiB/s, md's speed_limit_min */
 #define SYNC_SPEED_MAX_DEFAULT 200000   /* KiB/s, md's speed_limit_max */
-/* The longest throttle wait before looking again at whether clients
- * are busy (md rechecks every 500 ms).
- */
-#define SYNC_RECHECK_NS UINT64_C (500000000)
 
 struct raid_array;
 

@@ -41,6 +41,21 @@
 #           the answer comes, with no write since to record it.
 #           Mutant killed: do_fail without metadata_record (mdadm says
 #           AA).
+# takeover  a third RAID 1 (its rebuild held at 1 KiB/s after its
+#           first step, so that detail does not change): `fail 1`,
+#           then `add i.img`, which takes role 1; as md keeps a faulty
+#           device until mdadm --remove, detail lists h.img as faulty
+#           (JSON "replaced", former role 1, failed_disks 1; mdstat
+#           "h.img[1](F)") and nbdkit still has it open; `remove h.img`
+#           then closes it (/proc/PID/fd), takes it off detail and the
+#           mdstat line, and puts the events one on; a second remove
+#           finds no such member.
+#           Mutants killed: take_spares setting SPARE_OLD as before (no
+#           "replaced" entry); mdstat_of leaving the replaced ones out
+#           (mdstat and JSON disagree); recovery_remove_replaced without
+#           ops->close (h.img stays open); remove not finding replaced
+#           members (find_member without replaced_too: "no such
+#           member").
 # mdstat    in every state above, the /proc/mdstat form and the JSON
 #           agree, and both say what the state is from first principles:
 #           "[2/2] [UU]", then "[2/1] [U_]" with "b.img[1](F)", then no
@@ -104,7 +119,9 @@ jget ()
 # detail NAME: the JSON detail into NAME.json, checked against its own
 # mdstat form: every member the mdstat line shows is in the JSON with
 # that role and (F) exactly when faulty, the removed ones are not shown,
-# and [n/m] [U_] say what the member states say.
+# the faulty ones that spares replaced come last with (F) and the role
+# they had, failed_disks counts every faulty one, and [n/m] [U_] say
+# what the states of the roles' members say.
 detail ()
 {
   ctl --json detail >"$1.json" 2>"$1.err" || fail "detail: $(cat "$1.err")"
@@ -114,16 +131,23 @@ detail ()
     my @l = split /\n/, $d->{mdstat};
     my @m = @{$d->{members}};
     my ($want_dev, $n, $w, $u) = ("", scalar @m, 0, "");
+    my ($f, @r) = (0, @{$d->{replaced}});
     for my $x (reverse @m) {
       next if $x->{state} eq "removed";
       $want_dev .= " $x->{device}\[$x->{role}\]" .
         ($x->{state} eq "faulty" ? "(F)" : "");
     }
+    for my $x (@r) {
+      $x->{state} eq "faulty" or die "a replaced member is $x->{state}\n";
+      $want_dev .= " $x->{device}\[$x->{former_role}\](F)";
+    }
     for my $x (@m) {
       my $ok = $x->{state} eq "active sync";
       $w++ if $ok;
+      $f++ if $x->{state} eq "faulty";
       $u .= $ok ? "U" : "_";
     }
+    $f + @r == $d->{failed_disks} or die "failed_disks\n";
     my $l0 = "$d->{array} : active $d->{level}$want_dev";
     $l[0] eq $l0 or die "mdstat says \"$l[0]\", the JSON \"$l0\"\n";
     $l[1] =~ /^\s+(\d+) blocks super 1\.2 \[(\d+)\/(\d+)\] \[([U_]+)\]$/
@@ -318,5 +342,62 @@ serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" e.img f.img \
 ctl fail f.img >quiet.out 2>&1 || fail "fail f.img: $(cat quiet.out)"
 [ "$(array_state e.img)" = "A." ] ||
   fail "after fail f.img, with no write since, mdadm says $(array_state e.img)"
+stop_pid "$SERVE_PID"
+
+# ---- takeover: a faulty member that a spare replaced -------------------
+say "takeover: the member a spare replaced is faulty in detail until remove"
+truncate -s 32M g.img h.img i.img
+"$RAIDSIM" create --level=1 --assume-clean g.img h.img >create3.out 2>&1 ||
+  fail "raidsim create: $(cat create3.out)"
+: >nbdkit.log
+serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" g.img h.img \
+  control="$d/ctl" sync-speed-min=1 sync-speed-max=1 ||
+  fail "the plugin did not start"
+"$NBD_IO" "nbd+unix:///?socket=$d/sock" <<<"r 0 4096" >/dev/null ||
+  fail "the array cannot be read"
+ctl fail 1 >tk-fail.out 2>&1 || fail "fail 1: $(cat tk-fail.out)"
+ctl add i.img >tk-add.out 2>&1 || fail "add i.img: $(cat tk-add.out)"
+for (( i = 0; i < 300; i++ )); do
+  grep -q "spare .*i.img takes over role 1" nbdkit.log && break
+  sleep 0.1
+done
+grep -q "spare .*i.img takes over role 1" nbdkit.log ||
+  fail "i.img did not take over role 1"
+# The rebuild's first step (two 1 MiB regions) done, it waits 2048 s at
+# 1 KiB/s: from then on its progress and rate stay as they are, and the
+# JSON and the mdstat form of each detail below can be compared.
+for (( i = 0; i < 300; i++ )); do
+  ctl --json detail >tk-progress.json 2>&1 || fail "detail: $(cat tk-progress.json)"
+  [ "$(jget tk-progress.json sync.done)" -gt 0 ] && break
+  sleep 0.1
+done
+[ "$(jget tk-progress.json sync.done)" -gt 0 ] ||
+  fail "the rebuild made no step: $(cat tk-progress.json)"
+detail takeover
+[ "$(jget takeover.json members.1.device)" = i.img ] ||
+  fail "role 1 is $(jget takeover.json members.1.device), not i.img"
+[ "$(jget takeover.json replaced.0.device)" = h.img ] &&
+  [ "$(jget takeover.json replaced.0.state)" = faulty ] &&
+  [ "$(jget takeover.json replaced.0.former_role)" = 1 ] &&
+  [ "$(jget takeover.json replaced.1)" = null ] ||
+  fail "detail after the takeover does not list h.img as faulty: $(cat takeover.json)"
+[ "$(jget takeover.json failed_disks)" = 1 ] ||
+  fail "failed_disks is $(jget takeover.json failed_disks) after the takeover"
+grep -q "i.img\[1\] g.img\[0\] h.img\[1\](F)$" takeover.txt ||
+  fail "mdstat after the takeover: $(cat takeover.txt)"
+ls -l "/proc/$SERVE_PID/fd" >tk-fd-before
+grep -q "/h.img" tk-fd-before || fail "nbdkit does not have h.img open before remove"
+ev=$(events g.img)
+ctl remove h.img >tk-remove.out 2>&1 || fail "remove h.img: $(cat tk-remove.out)"
+grep -q "hot removed h.img" tk-remove.out || fail "remove h.img said: $(cat tk-remove.out)"
+detail tkremoved
+[ "$(jget tkremoved.json replaced.0)" = null ] &&
+  [ "$(jget tkremoved.json failed_disks)" = 0 ] ||
+  fail "detail after remove h.img: $(cat tkremoved.json)"
+if grep -q "h.img" tkremoved.txt; then fail "mdstat still shows h.img: $(cat tkremoved.txt)"; fi
+ls -l "/proc/$SERVE_PID/fd" >tk-fd-after
+if grep -q "/h.img" tk-fd-after; then fail "h.img is still open after remove"; fi
+[ "$(events g.img)" -gt "$ev" ] || fail "remove h.img did not update the superblocks"
+expect_error tkagain "no such member" remove h.img
 stop_pid "$SERVE_PID"
 say "ok"

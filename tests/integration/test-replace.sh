@@ -145,6 +145,9 @@ wait_until 60 "no replace: done in the log" log_has "replace: done"
   fail "role 1 is $(detail '$d->{members}[1]{name}') after the replacement"
 [ "$(detail '$d->{members}[1]{state}')" = "active sync" ] ||
   fail "the new member is $(detail '$d->{members}[1]{state}')"
+# b.img is faulty, out of any role, listed until removed (md).
+[ "$(detail 'join ",", map { "$_->{device}:$_->{state}" } @{$d->{replaced}}')" = "b.img:faulty" ] ||
+  fail "replaced after the replacement: $(detail 'encode_json ($d->{replaced})')"
 nbdcopy "$uri" data.img || fail "nbdcopy of the array failed"
 stop_pid "$SERVE_PID"
 "$CHECK_MEMBERS" level=1 data=data.img data-offset=$doff \
