@@ -1514,6 +1514,28 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
 
 /* ---- replacement (mdadm --replace) ------------------------------------ */
 
+/* The replacement's throttle wait (throttle.h): ends early when it is
+ * to stop.
+ */
+static bool
+replace_sleep (void *opaque, uint64_t ns)
+{
+  struct raid_recovery *rec = opaque;
+  struct timespec ts;
+  bool stop;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  ns += ts.tv_nsec;
+  ts.tv_sec += ns / 1000000000;
+  ts.tv_nsec = ns % 1000000000;
+  pthread_mutex_lock (&rec->lock);
+  if (!atomic_load (&rec->repl_stop))
+    pthread_cond_timedwait (&rec->cond, &rec->lock, &ts);
+  stop = atomic_load (&rec->repl_stop);
+  pthread_mutex_unlock (&rec->lock);
+  return stop;
+}
+
 /* The replacement's walk: role r's member, in sync and serving, is
  * copied to the replacement in RECOVERY_REGION steps of the array, each
  * holding its range against client writes (which reach both while it
@@ -1534,6 +1556,7 @@ replace_thread (void *arg)
   uint64_t doff = raid_geom_data_offset (a->geom), pos = 0;
   uint64_t t0 = stats_now_ns (), ns;
   const char *why = NULL;
+  struct throttle t;
   char *oldname;
   void *buf = NULL;
 
@@ -1545,6 +1568,9 @@ replace_thread (void *arg)
   s->total = size;
   s->synced = 0;
   pthread_mutex_unlock (&a->meta.lock);
+  /* md throttles a replacement as any recovery. */
+  throttle_start (&t, &a->stats, params.sync_speed_min,
+                  params.sync_speed_max, 0);
   while (why == NULL && pos < size) {
     uint64_t len = size - pos < RECOVERY_REGION ? size - pos
       : RECOVERY_REGION, m0, m1;
@@ -1589,9 +1615,9 @@ replace_thread (void *arg)
     atomic_store (&rec->repl_pos, pos);
     pthread_mutex_lock (&a->meta.lock);
     s->done = s->synced = pos;
-    ns = stats_now_ns () - t0;
-    s->rate = ns ? (double) pos / 1024 * 1e9 / ns : 0;
+    s->rate = throttle_rate_now (&t, pos);
     pthread_mutex_unlock (&a->meta.lock);
+    throttle_pace (&t, pos, replace_sleep, rec);
   }
   free (buf);
   if (why == NULL) {
@@ -1653,7 +1679,10 @@ replace_stop (struct raid_array *a)
 
   if (!rec->repl_thread_started)
     return;
+  pthread_mutex_lock (&rec->lock);
   atomic_store (&rec->repl_stop, true);
+  pthread_cond_broadcast (&rec->cond);
+  pthread_mutex_unlock (&rec->lock);
   pthread_join (rec->repl_thread, NULL);
   rec->repl_thread_started = false;
 }
