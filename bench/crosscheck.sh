@@ -128,7 +128,8 @@ read -r level nmembers size copies < <(perl -MJSON::PP -e '
               $a->{copies} // 2), "\n";' < "$work/sim.json")
 case $level in
   0) msize=$(( size / nmembers )) ;;
-  1) msize=$size ;;
+  # A single drive is served over one member (a one-member RAID 1).
+  1|single) msize=$size ;;
   10) msize=$(( (size * copies + nmembers - 1) / nmembers )) ;;
   *) die "$array: level $level is not one the plugin serves" ;;
 esac

@@ -72,7 +72,8 @@ extern int raid_settings_parse (struct raid_settings *s,
 
 /* The rules across keys, once every key and the member count are known:
  * level is required, copies belongs to RAID 10 only and needs as many
- * members, and every level needs 2 members.  Returns 0, or -1 with
+ * members, and every level needs a member (one is a single drive, which
+ * md runs as RAID 0 or 1, and RAID 10's copies need more).  Returns 0, or -1 with
  * raid_geom_error () naming the key at fault.
  */
 extern int raid_settings_check (const struct raid_settings *s,

@@ -392,9 +392,9 @@ assemble_md (struct raid_array *a)
   }
 
   /* 3. The members given, and the keys. */
-  if (sb0->raid_disks < 2 || sb0->raid_disks > RAID_MAX_MEMBERS) {
+  if (sb0->raid_disks < 1 || sb0->raid_disks > RAID_MAX_MEMBERS) {
     nbdkit_error ("member: the members' md superblocks say the array has "
-                  "%" PRIu32 " members; raidsim serves 2 to %d",
+                  "%" PRIu32 " members; raidsim serves 1 to %d",
                   sb0->raid_disks, RAID_MAX_MEMBERS);
     return -1;
   }

@@ -137,12 +137,15 @@ static struct plugin_param plugin_params[] = {
            "clock) say.  "
            "The level, chunk and copies come from the file (if given, or "
            "found in md metadata, they must agree), and so must the "
-           "member count.  The plugin can only add latency: a request "
+           "member count; a single drive (level = single) is served as "
+           "a one-member RAID 1 (or 0).  The plugin can only add "
+           "latency: a request "
            "whose real I/O ends after the model's time is counted late "
            "(stats=, and the summary at exit)." },
     .parse = parse_model },
   { .d = { .name = "member", .syntax = "FILE|DEVICE|URI|missing",
-           .help = "A member; give 2 or more.  URI is an NBD URI (nbd://, "
+           .help = "A member; give 1 or more (one: a one-member RAID 0 "
+           "or 1, a single drive).  URI is an NBD URI (nbd://, "
            "nbd+unix://).  With md metadata the order does not matter, "
            "and missing stands for an absent member (RAID 1 and 10); "
            "without, give them in layout order.  member= may be left "

@@ -608,8 +608,14 @@ raid_extents (void *handle, uint32_t count, uint64_t offset, uint32_t flags,
 static int
 raid_flush (void *handle, uint32_t flags)
 {
+  struct timing_req tr;
   uint64_t t = stats_start (&array.stats);
-  return counted (MOP_FLUSH, 0, 0, t, request_flush (&array));
+  int r;
+
+  timing_begin_flush (&tr);     /* model= (timing.h) */
+  r = request_flush (&array);
+  timing_end (&tr);
+  return counted (MOP_FLUSH, 0, 0, t, r);
 }
 
 static struct nbdkit_plugin plugin = {

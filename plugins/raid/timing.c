@@ -176,12 +176,6 @@ timing_config (const char *path)
     nbdkit_error ("model: strdup: %m");
     return -1;
   }
-  if (tm.ac->level == RAIDSIM_LEVEL_SINGLE) {
-    nbdkit_error ("model: %s: level = single is a single drive, not an "
-                  "array the plugin can serve (use a level 0, 1 or 10 "
-                  "file)", path);
-    return -1;
-  }
   if (tm.ac->failed_mask || tm.ac->rebuild_mask || tm.ac->resync) {
     nbdkit_error ("model: %s: failed, rebuild and resync describe the "
                   "simulator's background stream; the plugin takes the "
@@ -189,6 +183,45 @@ timing_config (const char *path)
     return -1;
   }
   return 0;
+}
+
+/* A single drive (level = single) is served as a one-member array: a
+ * RAID 1 by default (timing_fill), or a RAID 0 if level=0 or the
+ * member's md metadata says so.  Both map array byte x to byte x of the
+ * one member (past md's data offset, as for every level: the models
+ * see array offsets), which is where the drive model puts it, so the
+ * model times the very offsets the member is read and written at.
+ */
+static bool
+model_single (void)
+{
+  return tm.ac->level == RAIDSIM_LEVEL_SINGLE;
+}
+
+/* Whether the plugin's level serves the file's. */
+static bool
+level_serves (enum raid_level level)
+{
+  if (model_single ())
+    return level == RAID_LEVEL_1 || level == RAID_LEVEL_0;
+  return (int) level == tm.ac->level;
+}
+
+/* The file's level in words, for messages. */
+static const char *
+model_level (void)
+{
+  return model_single () ? "single (a one-member RAID 1 or 0)"
+    : raid_level_name (tm.ac->level);
+}
+
+/* Whether the file has a chunk the array's must match: RAID 0 and 10
+ * (a single drive's one member is not striped).
+ */
+static bool
+model_has_chunk (void)
+{
+  return tm.ac->level == RAID_LEVEL_0 || tm.ac->level == RAID_LEVEL_10;
 }
 
 /* The array file's copies, with its default. */
@@ -205,13 +238,13 @@ timing_settings (const struct raid_settings *s)
 
   if (ac == NULL)
     return 0;
-  if (s->set[RAID_KEY_LEVEL] && (int) s->level != ac->level) {
+  if (s->set[RAID_KEY_LEVEL] && !level_serves (s->level)) {
     nbdkit_error ("level: level=%s conflicts with model=%s, whose level "
                   "is %s", raid_level_name (s->level), tm.path,
-                  raid_level_name (ac->level));
+                  model_level ());
     return -1;
   }
-  if (s->set[RAID_KEY_CHUNK] && ac->level != RAID_LEVEL_1 &&
+  if (s->set[RAID_KEY_CHUNK] && model_has_chunk () &&
       s->chunk != ac->chunk) {
     nbdkit_error ("chunk: chunk=%" PRIu64 "K conflicts with model=%s, "
                   "whose chunk is %" PRIu64 "K", s->chunk >> 10, tm.path,
@@ -234,6 +267,12 @@ timing_fill (struct raid_settings *s)
 
   if (ac == NULL)
     return;
+  if (model_single ()) {
+    if (!s->set[RAID_KEY_LEVEL])
+      s->level = RAID_LEVEL_1;
+    s->set[RAID_KEY_LEVEL] = true;
+    return;
+  }
   s->level = ac->level;
   s->set[RAID_KEY_LEVEL] = true;
   if (ac->level != RAID_LEVEL_1) {
@@ -254,13 +293,13 @@ timing_check_array (enum raid_level level, uint64_t chunk, unsigned copies,
 
   if (ac == NULL)
     return 0;
-  if ((int) level != ac->level) {
+  if (!level_serves (level)) {
     nbdkit_error ("level: model=%s has level %s, but the members' md "
-                  "superblocks say RAID %s", tm.path,
-                  raid_level_name (ac->level), raid_level_name (level));
+                  "superblocks say RAID %s", tm.path, model_level (),
+                  raid_level_name (level));
     return -1;
   }
-  if (level != RAID_LEVEL_1 && chunk != ac->chunk) {
+  if (model_has_chunk () && chunk != ac->chunk) {
     nbdkit_error ("chunk: model=%s has chunk %" PRIu64 "K, but the "
                   "members' md superblocks say %" PRIu64 "K", tm.path,
                   ac->chunk >> 10, chunk >> 10);
@@ -341,7 +380,9 @@ cmd_complete (struct tcmd *c)
 {
   struct raidsim_member_cmd mc = { c->io.member, c->io.offset, c->io.len };
 
-  raidsim_array_cmd_done (tm.array, &mc);
+  /* Flushes are not pending for the read policies (array.h). */
+  if (!c->io.flush)
+    raidsim_array_cmd_done (tm.array, &mc);
   c->free_next = tm.free_cmds;
   tm.free_cmds = c;
 }
@@ -364,7 +405,8 @@ ctl_drain (raidsim_ns now)
     m = &tm.m[io->member];
     switch (what) {
     case RAIDSIM_CTL_ISSUE:
-      if (io->dir == RAIDSIM_WRITE && m->npath > 0)
+      /* A flush carries no data over the links (as in sim.c). */
+      if (io->dir == RAIDSIM_WRITE && m->npath > 0 && !io->flush)
         transit_push (m, c, now);
       else
         dev_submit (m, c, now);
@@ -678,6 +720,7 @@ timing_stop (void)
 struct send_ctx {
   struct timing_req *r;
   enum raidsim_dir dir;
+  bool flush;                   /* raidsim_array_flush's commands */
   raidsim_ns now;
 };
 
@@ -698,6 +741,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   memset (c, 0, sizeof *c);
   c->req = ctx->r;
   c->io.dir = ctx->dir;
+  c->io.flush = ctx->flush;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -706,22 +750,17 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   return 0;
 }
 
-void
-timing_begin (struct timing_req *r, bool write, uint64_t offset,
-              uint64_t len)
+/* A request (flush false) or a flush arrives: its member commands go
+ * to the controller at the clock's reading.
+ */
+static void
+begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
+       uint64_t len)
 {
-  struct send_ctx ctx = { .r = r, .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ };
-
-  r->timed = false;
-  if (!tm.started || len == 0)
-    return;
-  /* A request past the modelled array's end (members larger than the
-   * modelled drives) is folded back into it.
-   */
-  if (len > tm.array_size)
-    return;
-  if (offset + len > tm.array_size)
-    offset %= tm.array_size - len + 1;
+  struct send_ctx ctx = {
+    .r = r, .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ, .flush = flush,
+  };
+  int err;
 
   pthread_mutex_init (&r->lock, NULL);
   pthread_cond_init (&r->cond, NULL);
@@ -733,10 +772,11 @@ timing_begin (struct timing_req *r, bool write, uint64_t offset,
   /* No commands (left stays 0): not timed, rather than not done; the
    * data path goes on.  Only allocation can fail here.
    */
-  if (raidsim_array_split (tm.array, ctx.dir, offset, len, send_cmd,
-                           &ctx) != 0)
-    nbdkit_debug ("raid: model=: request at %" PRIu64 " not (fully) "
-                  "timed: %s", offset, raidsim_error ());
+  err = flush ? raidsim_array_flush (tm.array, send_cmd, &ctx)
+    : raidsim_array_split (tm.array, ctx.dir, offset, len, send_cmd, &ctx);
+  if (err != 0)
+    nbdkit_debug ("raid: model=: %s at %" PRIu64 " not (fully) timed: %s",
+                  flush ? "flush" : "request", offset, raidsim_error ());
   run_due (ctx.now);
   /* A next time within the lookahead is this thread's to run (in
    * timing_end) unless someone waits for it; one beyond, the timing
@@ -744,6 +784,39 @@ timing_begin (struct timing_req *r, bool write, uint64_t offset,
    */
   kick_beyond (ctx.now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
   pthread_mutex_unlock (&tm.lock);
+}
+
+void
+timing_begin (struct timing_req *r, bool write, uint64_t offset,
+              uint64_t len)
+{
+  r->timed = false;
+  if (!tm.started || len == 0)
+    return;
+  /* A request past the modelled array's end (members larger than the
+   * modelled drives) is folded back into it.
+   */
+  if (len > tm.array_size)
+    return;
+  if (offset + len > tm.array_size)
+    offset %= tm.array_size - len + 1;
+  begin (r, write, false, offset, len);
+}
+
+/* A client flush is the simulator's host flush (sim.c): the model's
+ * RAID layer sends every member a flush command (raidsim_array_flush),
+ * which the controller passes on (draining what its cache holds, if
+ * its model has one) and each device completes once what it
+ * acknowledged is on stable media (device.h, version 6).  The real
+ * flush of the members runs meanwhile, as a request's real I/O does.
+ */
+void
+timing_begin_flush (struct timing_req *r)
+{
+  r->timed = false;
+  if (!tm.started)
+    return;
+  begin (r, true, true, 0, 0);
 }
 
 /* Sleep to just before abs (CLOCK_MONOTONIC ns), then spin to it. */

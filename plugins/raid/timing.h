@@ -91,12 +91,14 @@ extern void timing_stop (void);
 /* True once model= was given. */
 extern bool timing_enabled (void);
 
-/* The hooks in raid.c (see above).  Both are no-ops without model=.
- * write: a write or a zero (the members write zeroes); trims and
- * flushes are not timed.
+/* The hooks in raid.c (see above).  All are no-ops without model=.
+ * write: a write or a zero (the members write zeroes); trims are not
+ * timed.  A flush is timed by timing_begin_flush: a flush command to
+ * every member, through the controller and device models.
  */
 extern void timing_begin (struct timing_req *r, bool write, uint64_t offset,
                           uint64_t len);
+extern void timing_begin_flush (struct timing_req *r);
 extern void timing_end (struct timing_req *r);
 
 /* The "timing" object of the statistics JSON, or NULL without model=. */

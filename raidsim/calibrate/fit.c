@@ -12,7 +12,8 @@
  * continuous parameters (times and rates), from the base values, with
  * one restart from the best point; whole-number parameters (a fixed
  * device's parallelism) are chosen by trying every value from 1 to the
- * deepest queue measured, before and after.  The objective is the sum
+ * deepest queue measured, before and after, and then their neighbours,
+ * each with the continuous values searched again (refine_whole).  The objective is the sum
  * over the jobs that inform a fitted parameter of (log (predicted /
  * measured))^2: a relative error, so a 4K job counts as much as a 1 MiB
  * one.  A run with a given seed is deterministic, so the fit is too.
@@ -514,6 +515,59 @@ scan_whole (struct fit *f, unsigned k, uint64_t qd)
   store (f, k, best_v);
 }
 
+/* The rounds below settle where a whole number and the continuous
+ * values balance each other's errors rather than where both are right:
+ * a fixed device one short of its parallelism, with a latency between
+ * what the QD1 job and the deep one want, is a point that neither the
+ * scan (one whole number at a time, the continuous values kept) nor
+ * the search (the whole numbers kept) leaves; a base 10 times off ends
+ * there.  So each whole number's neighbours are tried with the
+ * continuous values searched again, and one that fits better is kept,
+ * until none does.  x is the continuous point; it and the model are
+ * left at the best found.
+ */
+static void
+refine_whole (struct fit *f, double *x, uint64_t qd)
+{
+  enum { N = RAIDSIM_CAL_MAX_PARAMS };
+
+  for (int pass = 0; pass < 16 && !f->failed; ++pass) {
+    bool moved = false;
+
+    for (unsigned k = 0; k < f->r->nparams && !f->failed; ++k) {
+      const struct raidsim_cal_param *cp = &f->r->params[k];
+      uint64_t cur, best_v;
+      double best, bx[N];
+
+      if (cp->how != RAIDSIM_CAL_FITTED || cp->p->type != RAIDSIM_PT_UINT)
+        continue;
+      cur = best_v = cp->value;
+      best = objective (f, x);
+      memcpy (bx, x, f->nx * sizeof x[0]);
+      for (int d = -1; d <= 1; d += 2) {
+        double tx[N], o;
+
+        if ((d < 0 && cur <= 1) || (d > 0 && cur >= qd))
+          continue;
+        memcpy (tx, x, f->nx * sizeof x[0]);
+        store (f, k, cur + d);
+        o = nelder_mead (f, tx, 0.1, 60 + 40 * f->nx);
+        if (o < best) {
+          best = o;
+          best_v = cur + d;
+          memcpy (bx, tx, f->nx * sizeof x[0]);
+        }
+      }
+      store (f, k, best_v);
+      memcpy (x, bx, f->nx * sizeof x[0]);
+      objective (f, x);
+      moved |= best_v != cur;
+    }
+    if (!moved)
+      break;
+  }
+}
+
 /* Round v to 4 significant figures: the file says what was fitted, not
  * the search's last digits.
  */
@@ -671,6 +725,8 @@ raidsim_cal_fit (struct raidsim_array_config *ac,
     if (round > 0 && !moved)
       break;
   }
+  if (any_whole && f.nx)
+    refine_whole (&f, x, maxqd);
   if (f.failed)
     goto out;
   /* What the file will say, and its predictions. */

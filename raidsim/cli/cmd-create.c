@@ -90,7 +90,8 @@ static const struct create_opt {
   { "assume-clean", OPT_ASSUME_CLEAN, NULL,
     "RAID 1 and 10: mark the copies in sync (no resync)" },
   { "force", OPT_FORCE, NULL,
-    "overwrite members that hold md metadata or a file system" },
+    "overwrite members that hold md metadata or a file system, and "
+    "allow a one-member RAID 0 or 1 (as mdadm)" },
   { "help", OPT_HELP, NULL, "show this help" },
 };
 
@@ -133,7 +134,8 @@ usage (FILE *fp)
            "array that mdadm --examine reads and Linux md assembles.\n"
            "A member may be 'missing' on RAID 1 and 10: the array starts\n"
            "degraded.  Members that already hold md metadata, a file\n"
-           "system or a partition table are refused without --force.\n"
+           "system or a partition table are refused without --force, and\n"
+           "so is an array of one member (a single drive), as mdadm does.\n"
            "Sizes take K, M, G or T (powers of 1024).\n"
            "\n"
            "Options:\n",
@@ -268,11 +270,21 @@ parse_options (struct create *cr, int argc, char **argv)
   }
 
   /* The core's rules across keys (level required, copies on RAID 10
-   * only and no more than the members, two members at least), then
-   * mdadm's: RAID 1 takes no chunk.
+   * only and no more than the members, a member at least), then
+   * mdadm's: one member only with --force, RAID 1 takes no chunk.
    */
   if (raid_settings_check (&cr->keys, cr->n) == -1) {
     error ("%s", raid_geom_error ());
+    return -1;
+  }
+  /* mdadm --create refuses --raid-devices=1 without --force, however
+   * valid (md runs a one-member RAID 0 or 1): one member is more often
+   * a member forgotten than a single drive meant.
+   */
+  if (cr->n == 1 && !cr->force) {
+    error ("member: 1 member is an unusual number for an array, so it is "
+           "probably a mistake (mdadm refuses it too); use --force if you "
+           "mean a one-member RAID %s", raid_level_name (cr->keys.level));
     return -1;
   }
   cr->level = cr->keys.level;
@@ -725,8 +737,10 @@ create (struct create *cr)
             mdbm_bits (h.sync_size, h.chunksize));
   }
   if (cr->level != RAID_LEVEL_0 && !cr->assume_clean)
-    printf ("  state: active (md resyncs the copies when it first starts "
-            "the array)\n");
+    printf ("  state: active (%s)\n", raid_geom_copies (g) > 1
+            ? "md resyncs the copies when it first starts the array"
+            : "as mdadm writes it; with one copy, md's resync has "
+            "nothing to copy");
   raid_geom_free (g);
   return 0;
 

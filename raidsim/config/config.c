@@ -61,8 +61,9 @@ const struct raidsim_param raidsim_array_keys[] = {
     "with no RAID layer." },
   { .name = "members", .type = RAIDSIM_PT_UINT, .offset = A (members),
     .min = 1, .max = RAID_MAX_MEMBERS, .unit = "drives",
-    .help = "Number of member drives (1 for single, at least 2 for RAID "
-    "0 and 1, at least copies for RAID 10)." },
+    .help = "Number of member drives (1 for single; 1 or more for RAID "
+    "0 and 1, where 1 is a one-member array, as md runs it; at least "
+    "copies for RAID 10)." },
   { .name = "chunk", .type = RAIDSIM_PT_SIZE, .offset = A (chunk),
     .def = "128K", .min = RAID_CHUNK_MIN, .max = RAID_CHUNK_MAX,
     .help = RAID_KEY_CHUNK_HELP },

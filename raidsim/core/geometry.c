@@ -35,6 +35,14 @@
  *   as large as the smallest member.  There is no striping: a request maps
  *   to one piece, with one copy on each member.
  *
+ * One member
+ *
+ *   A RAID 0 or RAID 1 of one member (md runs both) maps array byte x
+ *   to byte x of the member (past the data offset): RAID 1 uses all of
+ *   the member, RAID 0 its whole chunks.  Such an array is a single
+ *   drive, which is how the plugin serves the simulator's level =
+ *   single (docs/realtime.md).
+ *
  * RAID 10 (md raid10, "near" layout, n copies)
  *
  *   Consider the members as a sequence of chunk slots laid out row by
@@ -170,12 +178,15 @@ raid_geom_new (const struct raid_geom_params *p)
     return NULL;
   }
 
-  /* md allows a one-member RAID 0 or RAID 1, but such an array stripes
-   * or mirrors nothing, which is never what a user of raidsim meant.
+  /* md runs a one-member RAID 0 or RAID 1 (mdadm creates one with
+   * --force; raidsim create asks for it too): every array byte then
+   * lies at its own offset on the one member, past the data offset,
+   * which is how the plugin serves a single drive.  RAID 10 needs as
+   * many members as copies, checked below.
    */
-  if (p->nmembers < 2) {
-    raid_set_error ("member: RAID %s needs at least 2 members, got %u",
-               raid_level_name (p->level), p->nmembers);
+  if (p->nmembers < 1) {
+    raid_set_error ("member: RAID %s needs at least 1 member, got 0",
+               raid_level_name (p->level));
     return NULL;
   }
   if (p->nmembers > RAID_MAX_MEMBERS) {

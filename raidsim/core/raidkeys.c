@@ -144,9 +144,12 @@ raid_settings_check (const struct raid_settings *s, unsigned nmembers)
     raid_set_error ("copies: only RAID 10 has a copy count");
     return -1;
   }
-  if (nmembers < 2) {
-    raid_set_error ("member: RAID %s needs at least 2 members, got %u",
-                    raid_level_name (s->level), nmembers);
+  /* One member is a single drive (geometry.c); mdadm's guard against
+   * it is raidsim create's (--force), as it is mdadm --create's.
+   */
+  if (nmembers < 1) {
+    raid_set_error ("member: RAID %s needs at least 1 member, got 0",
+                    raid_level_name (s->level));
     return -1;
   }
   if (s->level == RAID_LEVEL_10 && s->copies > nmembers) {

@@ -81,9 +81,9 @@ bad chunk    level=0 chunk=abc a.img b.img
 bad chunk    level=0 chunk=100K a.img b.img            # not a power of two
 bad chunk    level=0 chunk=2K a.img b.img              # below 4K
 bad chunk    level=0 chunk=128M a.img b.img            # above 64M
-bad member   level=0 a.img                             # too few members
-bad member   level=1 a.img
-bad member   level=10 a.img
+bad member   level=0                                   # no member at all
+bad member   level=1
+bad copies   level=10 a.img                            # one member, 2 copies
 bad member   level=0 a.img a.img                       # the same file twice
 bad member   level=1 a.img link-to-a.img               # ... via a symlink
 bad member   level=1 a.img ./a.img                     # ... via ./

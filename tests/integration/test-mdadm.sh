@@ -3,8 +3,9 @@
 # members, as judged by Debian's own mdadm, which nobody here wrote.
 #
 # For arrays of every level (RAID 0, RAID 1, RAID 10 with 2 and 3 near
-# copies), 2 to 5 members, chunks of 4K, 64K and 512K, equal and unequal
-# member sizes, members missing, and sparse members of 9G and 3T:
+# copies), 1 to 5 members (one with --force, as mdadm wants it), chunks
+# of 4K, 64K and 512K, equal and unequal member sizes, members missing,
+# and sparse members of 9G and 3T:
 #   - `mdadm --examine` of every member says its checksum is correct;
 #   - `raidsim examine` prints exactly what mdadm prints, line for line;
 #   - mdadm's view is what was asked for: level, devices, UUID, name,
@@ -110,6 +111,8 @@ cases=(
   "10 3 64 2048 16 active - 64M 64M 64M"
   "10 3 512 4096 16 active - 64M 64M 65M 64M 70M"
   "10 3 4 2048 16 active - 16M 16M 16M 16M"
+  "0 - 64 2048 8 clean --force 64M"
+  "1 - - 2048 16 active --force 40M+100K"
 )
 
 ncase=0
@@ -324,6 +327,8 @@ refused member "RAID 0 with a member missing" --level=0 blank1.img missing
 refused member "RAID 10 missing both copies" --level=10 missing missing \
   blank1.img blank2.img
 refused member "a member twice" --level=1 blank1.img ./blank1.img
+refused member "one member without --force (mdadm asks for it too)" \
+  --level=1 blank1.img
 refused level "no level" blank1.img blank2.img
 refused name "a name too long" --level=1 --name=abcdefghijklmnopqrstuvwxyz0123456 \
   blank1.img blank2.img

@@ -20,7 +20,9 @@
 #
 # Then the refusals: level=, chunk=, a member count or members' md
 # metadata that conflicts with the file fails with one line naming the
-# key.
+# key.  And (section 3) a client flush is timed by the models: a flush
+# of drives with flush_latency 300ms takes at least 300 ms, and still
+# reaches the members.
 #
 # Takes about 3 s.
 #
@@ -33,6 +35,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=${SRCDIR:-$here/../..}
 RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
 RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
+NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
 export RAID_PLUGIN RAIDSIM
 # shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
 . "$SRCDIR/scripts/lib.sh"
@@ -164,6 +167,41 @@ if ! nbdkit -U - "$RAID_PLUGIN" model="$tmp/array.ini" level=0 chunk=64K \
      "$tmp/a.img" "$tmp/b.img" --run true > "$tmp/accept.log" 2>&1; then
   cat "$tmp/accept.log"
   fail "level=0 chunk=64K, as in the file, refused"
+fi
+
+# 3. A client flush goes through the models (flush_latency = 300ms on
+# both drives, which flush at once) and still reaches the members: one
+# flush takes at least 300 ms, the statistics count it as timed, and
+# each member file got its real flush.  Mutants killed: the flush not
+# timed (a few ms); the real flush dropped (members' flush ops 0).
+if [ -x "${NBD_IO:-}" ]; then
+  printf '; Written by tests/integration/test-timing.sh.\n[device]\nmodel = fixed\ncapacity = 1G\nlatency = 2ms\nflush_latency = 300ms\n' \
+    > "$tmp/fixed-flush.ini"
+  sed 's/fixed-2ms.ini/fixed-flush.ini/' "$tmp/array.ini" > "$tmp/flush.ini"
+  truncate -s 64M "$tmp/f0.img" "$tmp/f1.img"
+  serve "$tmp/f.sock" "$tmp/f.log" "$RAID_PLUGIN" model="$tmp/flush.ini" \
+    stats="$tmp/f.json" "$tmp/f0.img" "$tmp/f1.img"
+  t0=$(date +%s%N)
+  echo f | "$NBD_IO" "nbd+unix:///?socket=$tmp/f.sock" ||
+    fail "the flush failed"
+  t1=$(date +%s%N)
+  stop_pid "$SERVE_PID"
+  ms=$(( (t1 - t0) / 1000000 ))
+  if [ "$ms" -lt 300 ]; then
+    fail "a flush of two drives with flush_latency 300ms took $ms ms"
+  else
+    echo "a flush with flush_latency 300ms took $ms ms"
+  fi
+  if ! perl -MJSON::PP -e '
+    local $/; open my $f, "<", $ARGV[0] or die; my $j = decode_json (<$f>);
+    my $t = $j->{timing} or die "no timing object\n";
+    my @m = map { $_->{ops}{flush} } @{$j->{members}};
+    print "timed: $t->{requests}; member flushes: @m\n";
+    exit ($t->{requests} == 1 && "@m" eq "1 1" ? 0 : 1);' "$tmp/f.json"; then
+    fail "the flush was not timed once, or did not reach both members"
+  fi
+else
+  echo "section 3 skipped: NBD_IO (build/tests/lib/nbd-io) is not given"
 fi
 
 if [ "$failures" -gt 0 ]; then

@@ -25,7 +25,7 @@ refmap_init (struct refmap *r, int level, uint64_t chunk, unsigned copies,
 
   *r = (struct refmap) { .level = level, .chunk = chunk, .nmembers = n,
                          .data_offset = data_offset };
-  if (n < 2 || n > 64)
+  if (n < 1 || n > 64)
     return -1;
   for (i = 0; i < n; ++i) {
     if (size[i] < data_offset + chunk)

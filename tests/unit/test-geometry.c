@@ -1,7 +1,8 @@
 /* raidsim: unit tests for the geometry, with no I/O.
  *
  * Every mapping raid_geom_map returns is compared with the brute-force
- * table in refmap.c, for all levels, chunk sizes 4K to 1M, 2 to 8 members,
+ * table in refmap.c, for all levels, chunk sizes 4K to 1M, 1 to 8 members
+ * (RAID 10: 2 to 8),
  * equal and unequal members, and requests that straddle chunk, stripe,
  * zone and array-end boundaries.
  *
@@ -17,6 +18,7 @@
 #include <check.h>
 
 #include "raidsim/geometry.h"
+#include "raidsim/raidkeys.h"
 #include "refmap.h"
 
 #define K (UINT64_C (1024))
@@ -407,7 +409,7 @@ sweep_level (int level)
   unsigned n;
 
   for (ci = 0; ci < sizeof chunks / sizeof chunks[0]; ++ci)
-    for (n = 2; n <= 8; ++n) {
+    for (n = 1; n <= 8; ++n) {
       int equal;
       for (equal = 0; equal <= 1; ++equal) {
         uint64_t sizes[8];
@@ -634,13 +636,97 @@ START_TEST (bad_parameters)
   expect_error (RAID_LEVEL_0, 2 * K, 0, 2, M, "chunk");
   expect_error (RAID_LEVEL_0, 128 * M, 0, 2, 1024 * M, "chunk");
   expect_error (RAID_LEVEL_0, 0, 0, 2, M, "chunk");
-  expect_error (RAID_LEVEL_0, 128 * K, 0, 1, M, "member");
-  expect_error (RAID_LEVEL_1, 128 * K, 0, 1, M, "member");
-  expect_error (RAID_LEVEL_10, 128 * K, 0, 1, M, "member");
+  expect_error (RAID_LEVEL_0, 128 * K, 0, 0, M, "member");
+  expect_error (RAID_LEVEL_1, 128 * K, 0, 0, M, "member");
+  /* One member is a drive for RAID 0 and 1, but not 2 copies. */
+  expect_error (RAID_LEVEL_10, 128 * K, 0, 1, M, "copies");
   expect_error (RAID_LEVEL_0, 128 * K, 0, 33, M, "member");
   expect_error (RAID_LEVEL_10, 128 * K, 3, 2, M, "copies");
   expect_error (RAID_LEVEL_10, 128 * K, 1, 2, M, "copies");
   expect_error (RAID_LEVEL_0, 128 * K, 0, 2, 128 * K - 1, "member");
+}
+END_TEST
+
+/* One member (md's one-member RAID 0 and RAID 1, raidsim create
+ * --force): array byte x is byte x of the member past the data offset,
+ * in one piece with one copy; RAID 1 uses every byte, RAID 0 whole
+ * chunks.  Worked by hand, not from the reference table.
+ */
+START_TEST (one_member_is_a_drive)
+{
+  uint64_t size[] = { 5 * M + 100 };
+  struct raid_geom_params params = {
+    .level = RAID_LEVEL_1, .chunk = 64 * K, .data_offset = 1 * M,
+    .nmembers = 1, .member_size = size,
+  };
+  struct raid_geom *g;
+  struct raid_piece p;
+
+  g = raid_geom_new (&params);
+  ck_assert_msg (g != NULL, "raid_geom_new: %s", raid_geom_error ());
+  ck_assert_uint_eq (raid_geom_size (g), 4 * M + 100);
+  ck_assert_uint_eq (raid_geom_copies (g), 1);
+  ck_assert_uint_eq (raid_geom_member_used (g, 0), 4 * M + 100);
+  ck_assert_int_eq (raid_geom_map (g, 12345, 300000, &p), 0);
+  ck_assert_uint_eq (p.offset, 12345);
+  ck_assert_uint_eq (p.length, 300000);
+  ck_assert_uint_eq (p.ncopies, 1);
+  ck_assert_uint_eq (p.copy[0].member, 0);
+  ck_assert_uint_eq (p.copy[0].offset, 1 * M + 12345);
+  ck_assert_int_eq (raid_geom_map (g, 4 * M + 99, 1, &p), 0);
+  ck_assert_uint_eq (p.copy[0].offset, 5 * M + 99);
+  ck_assert_int_eq (raid_geom_map (g, 4 * M + 100, 1, &p), -1);
+  raid_geom_free (g);
+
+  params.level = RAID_LEVEL_0;
+  g = raid_geom_new (&params);
+  ck_assert_msg (g != NULL, "raid_geom_new: %s", raid_geom_error ());
+  ck_assert_uint_eq (raid_geom_size (g), 4 * M);
+  ck_assert_uint_eq (raid_geom_copies (g), 1);
+  ck_assert_uint_eq (raid_geom_nzones (g), 1);
+  /* 70000 to the chunk boundary at 131072, then a whole chunk. */
+  ck_assert_int_eq (raid_geom_map (g, 70000, 300000, &p), 0);
+  ck_assert_uint_eq (p.length, 64 * K * 2 - 70000);
+  ck_assert_uint_eq (p.copy[0].member, 0);
+  ck_assert_uint_eq (p.copy[0].offset, 1 * M + 70000);
+  ck_assert_int_eq (raid_geom_map (g, 64 * K * 2, 300000, &p), 0);
+  ck_assert_uint_eq (p.length, 64 * K);
+  ck_assert_uint_eq (p.copy[0].offset, 1 * M + 64 * K * 2);
+  ck_assert_int_eq (raid_geom_map (g, 4 * M - 1, 1, &p), 0);
+  ck_assert_uint_eq (p.copy[0].offset, 5 * M - 1);
+  ck_assert_int_eq (raid_geom_map (g, 4 * M, 1, &p), -1);
+  raid_geom_free (g);
+}
+END_TEST
+
+/* The keys' rules across keys (raidkeys.c) on the member count: a
+ * member at least, and as many as RAID 10's copies.
+ */
+static int
+settings_check (const char *level, unsigned n)
+{
+  struct raid_settings s;
+
+  raid_settings_init (&s);
+  ck_assert_int_eq (raid_settings_parse (&s, "level", level), 0);
+  return raid_settings_check (&s, n);
+}
+
+START_TEST (settings_member_count)
+{
+  ck_assert_int_eq (settings_check ("0", 1), 0);
+  ck_assert_int_eq (settings_check ("1", 1), 0);
+  ck_assert_int_eq (settings_check ("raid1", 2), 0);
+  ck_assert_int_eq (settings_check ("1", 0), -1);
+  ck_assert_str_eq (raid_geom_error (),
+                    "member: RAID 1 needs at least 1 member, got 0");
+  ck_assert_int_eq (settings_check ("0", 0), -1);
+  ck_assert_str_eq (raid_geom_error (),
+                    "member: RAID 0 needs at least 1 member, got 0");
+  ck_assert_int_eq (settings_check ("10", 1), -1);
+  ck_assert_str_eq (raid_geom_error (),
+                    "copies: 2 copies need at least 2 members, got 1");
+  ck_assert_int_eq (settings_check ("10", 2), 0);
 }
 END_TEST
 
@@ -689,6 +775,8 @@ main (void)
   tcase_add_test (tc, raid0_zones_whole_array_runs);
   tcase_add_test (tc, data_offset_shifts_every_copy);
   tcase_add_test (tc, bad_parameters);
+  tcase_add_test (tc, one_member_is_a_drive);
+  tcase_add_test (tc, settings_member_count);
   tcase_add_test (tc, parse_helpers);
   suite_add_tcase (s, tc);
   sr = srunner_create (s);

@@ -63,6 +63,16 @@ expect "RAID 0, inside one chunk" \
 "17000 100 1:4712" \
   level=0 chunk=4K member-size=16K member-size=8K member-size=12K 17000+100
 
+# One member (a single drive): array byte x is member byte x; RAID 0
+# still cuts at its 64K chunks (65536 here), RAID 1 does not.
+expect "RAID 0, one member" \
+"60000 5536 0:60000
+65536 4464 0:65536" \
+  level=0 chunk=64K member-size=1M 60000+10000
+expect "RAID 1, one member" \
+"60000 10000 0:60000" \
+  level=1 member-size=1M 60000+10000
+
 # RAID 1: one piece, every member at the array offset.
 expect "RAID 1, three mirrors" \
 "4096 8192 0:4096 1:4096 2:4096" \
@@ -182,8 +192,9 @@ bad chunk level=0 chunk=abc "${two[@]}"
 bad chunk level=0 chunk=100K "${two[@]}"
 bad chunk level=0 chunk=2K "${two[@]}"
 bad chunk level=0 chunk=128M "${two[@]}"
-bad member level=0 member-size=1M
-bad member level=10 member-size=1M
+# One member is a single drive (md's one-member RAID 0 and 1), not RAID
+# 10's two copies.
+bad copies level=10 member-size=1M
 bad member level=0
 bad member level=0 member-size=64K member-size=1M
 bad member level=0 member="$tmp/missing.img" member-size=1M

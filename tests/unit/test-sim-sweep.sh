@@ -114,8 +114,8 @@ expect_error "raidsim sweep: --vary: qd: given twice; put all its values in one 
   sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary qd=1,2 --vary qd=4
 
 # A run the grid makes impossible names every key's value.
-expect_error "raidsim sweep: $tmp/a.ini with level=1 members=1: member: RAID 1 needs at least 2 members, got 1" \
-  sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary level=1 --vary members=1 --workers 1
+expect_error "raidsim sweep: $tmp/a.ini with level=10 members=1: copies: 2 copies need at least 2 members, got 1" \
+  sweep "$tmp/a.ini" --workload "$tmp/s.fio" --vary level=10 --vary members=1 --workers 1
 
 # ---- keys that mean nothing for the level ----
 # An array file that sets one is refused at the key's line, by
