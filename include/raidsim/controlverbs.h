@@ -37,9 +37,11 @@ static const struct control_verb_desc control_verbs[] = {
                 "copy" },
   [CV_REMOVE] = { "remove", 1, 1, "MEMBER", "mdadm --remove",
                   "close a faulty member and empty its role" },
-  [CV_ADD] = { "add", 1, 2, "MEMBER [--replace]",
-               "mdadm --add / --replace",
-               "add a spare or a replacement (not available yet)" },
+  [CV_ADD] = { "add", 1, 3, "MEMBER [--replace [OLD]]",
+               "mdadm --add / --re-add; --replace OLD --with MEMBER",
+               "add a spare (re-add a member from the bitmap); --replace: "
+               "take a failed role now, or rebuild it as OLD's "
+               "replacement while OLD serves" },
   [CV_CHECK] = { "check", 0, 0, "",
                  "echo check > /sys/block/mdX/md/sync_action",
                  "compare every copy; count mismatch_cnt" },

@@ -183,7 +183,6 @@ static const struct { uint32_t bit; const char *what; } features[] = {
   { MDSB_FEATURE_REPLACEMENT, "a replacement in progress" },
   { MDSB_FEATURE_RESHAPE_BACKWARDS, "a reshape in progress" },
   { MDSB_FEATURE_NEW_OFFSET, "a reshape in progress" },
-  { MDSB_FEATURE_RECOVERY_BITMAP, "a recovery from a bitmap" },
   { MDSB_FEATURE_CLUSTERED, "a clustered bitmap" },
   { MDSB_FEATURE_JOURNAL, "a journal" },
   { MDSB_FEATURE_PPL, "a partial parity log" },
@@ -222,8 +221,11 @@ shape_differs (const struct mdsb *x, const struct mdsb *y,
   if (x->level > 0)
     FIELD (size);
   FIELD (data_offset);
-  /* A member being rebuilt says so in its own feature map. */
-  if ((x->feature_map ^ y->feature_map) & ~MDSB_FEATURE_RECOVERY_OFFSET) {
+  /* A member being rebuilt (from the bitmap or not) says so in its own
+   * feature map.
+   */
+  if ((x->feature_map ^ y->feature_map) &
+      ~(MDSB_FEATURE_RECOVERY_OFFSET | MDSB_FEATURE_RECOVERY_BITMAP)) {
     *vx = x->feature_map;
     *vy = y->feature_map;
     return "feature_map";
@@ -630,6 +632,18 @@ assemble_md (struct raid_array *a)
   return -1;
 }
 
+/* The array, then its bitmap, then whether re-added members are
+ * rebuilt from it (recovery.h).
+ */
+static int
+assemble_bitmap (struct raid_array *a)
+{
+  if (assemble_md (a) == -1 || bitmap_assemble (a) == -1)
+    return -1;
+  recovery_assembled_bitmap (a);
+  return 0;
+}
+
 int
 assemble (struct raid_array *a)
 {
@@ -698,12 +712,12 @@ assemble (struct raid_array *a)
                     "(metadata=1.2)", a->members[first_none].name);
       return -1;
     }
-    return assemble_md (a) == -1 ? -1 : bitmap_assemble (a);
+    return assemble_bitmap (a);
   case METADATA_AUTO:
   default:
     if (nv12 == 0 && npresent > 0)
       return assemble_none (a);
     (void) first_none;
-    return assemble_md (a) == -1 ? -1 : bitmap_assemble (a);
+    return assemble_bitmap (a);
   }
 }

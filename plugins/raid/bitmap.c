@@ -44,11 +44,17 @@ live (const struct raid_array *a, unsigned r)
   return a->meta.in_array[r] && !atomic_load (&a->members[r].failed);
 }
 
+/* md's mddev->degraded: a member is missing or failed, or is being
+ * rebuilt (it counts as degraded until its recovery ends).  The bits of
+ * chunks written meanwhile are what a re-add resyncs (recovery.h).
+ */
 static bool
 degraded (const struct raid_array *a)
 {
   unsigned r;
 
+  if (recovery_unsynced (&a->rec))
+    return true;
   for (r = 0; r < a->nmembers; ++r)
     if (!live (a, r))
       return true;
@@ -420,6 +426,7 @@ sweep (struct raid_array *a)
   }
   if (cleared)
     b->hdr.events_cleared = b->hdr.events;
+  b->sweeps++;
   pthread_mutex_unlock (&b->lock);
   if (cleared) {
     pthread_mutex_lock (&b->io);
@@ -529,4 +536,119 @@ bitmap_next_needed (struct raid_array *a, uint64_t pos, uint64_t size,
   if (*len > run_end - pos)
     *len = run_end - pos;
   return pos;
+}
+
+bool
+bitmap_readd_ok (struct raid_array *a, uint64_t events, const char **why)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  bool ok;
+
+  if (!b->on) {
+    *why = "the array has no write-intent bitmap";
+    return false;
+  }
+  pthread_mutex_lock (&b->lock);
+  if (b->stale || (b->hdr.state & MDBM_STATE_STALE)) {
+    *why = "the bitmap is stale";
+    ok = false;
+  }
+  else if (events < b->hdr.events_cleared) {
+    *why = "its events are older than the bitmap's events_cleared";
+    ok = false;
+  }
+  else {
+    *why = "its events are not older than the bitmap's events_cleared";
+    ok = true;
+  }
+  pthread_mutex_unlock (&b->lock);
+  return ok;
+}
+
+uint64_t
+bitmap_events_cleared (struct raid_array *a)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t e;
+
+  if (!b->on)
+    return 0;
+  pthread_mutex_lock (&b->lock);
+  e = b->hdr.events_cleared;
+  pthread_mutex_unlock (&b->lock);
+  return e;
+}
+
+bool
+bitmap_dirty (struct raid_array *a, uint64_t offset, uint64_t len)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t first, last, k;
+  bool dirty = false;
+
+  if (!b->on)
+    return true;
+  if (len == 0)
+    return false;
+  chunk_range (b, offset, len, &first, &last);
+  pthread_mutex_lock (&b->lock);
+  for (k = first; k <= last && !dirty; ++k)
+    dirty = mdbm_test (bits_of (b->mem), k);
+  pthread_mutex_unlock (&b->lock);
+  return dirty;
+}
+
+uint64_t
+bitmap_next_dirty (struct raid_array *a, uint64_t pos, uint64_t size)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t k;
+
+  if (!b->on)
+    return pos;
+  pthread_mutex_lock (&b->lock);
+  for (k = pos / b->chunk; k < b->nbits && !mdbm_test (bits_of (b->mem), k);
+       ++k)
+    ;
+  pthread_mutex_unlock (&b->lock);
+  if (k >= b->nbits || k * b->chunk >= size)
+    return size;
+  return k * b->chunk > pos ? k * b->chunk : pos;
+}
+
+uint64_t
+bitmap_dirty_bytes (struct raid_array *a, uint64_t pos, uint64_t size)
+{
+  struct raid_bitmap *b = &a->bitmap;
+  uint64_t k, n = 0;
+
+  if (!b->on)
+    return pos < size ? size - pos : 0;
+  pthread_mutex_lock (&b->lock);
+  for (k = pos / b->chunk; k < b->nbits && k * b->chunk < size; ++k)
+    if (mdbm_test (bits_of (b->mem), k)) {
+      uint64_t lo = k * b->chunk > pos ? k * b->chunk : pos;
+      uint64_t hi = (k + 1) * b->chunk < size ? (k + 1) * b->chunk : size;
+      n += hi - lo;
+    }
+  pthread_mutex_unlock (&b->lock);
+  return n;
+}
+
+void
+bitmap_view (struct raid_array *a, struct bitmap_view *v)
+{
+  struct raid_bitmap *b = &a->bitmap;
+
+  *v = (struct bitmap_view) { .on = b->on };
+  if (!b->on)
+    return;
+  pthread_mutex_lock (&b->lock);
+  v->chunk = b->chunk;
+  v->chunks = b->nbits;
+  v->dirty = mdbm_count (bits_of (b->mem), b->nbits);
+  v->events = b->hdr.events;
+  v->events_cleared = b->hdr.events_cleared;
+  v->sweeps = b->sweeps;
+  pthread_mutex_unlock (&b->lock);
 }

@@ -12,8 +12,11 @@
  *   - every chunk counts the writes in flight in it;
  *   - the bits of chunks that have been idle for daemon_sleep seconds
  *     (two sweeps of the bitmap daemon, as md's counters go 2, 1, 0)
- *     are cleared lazily, when the array is not degraded and the chunk
- *     is in sync, and events_cleared then records the event count;
+ *     are cleared lazily, when the array is not degraded (no member
+ *     missing, failed or being rebuilt) and the chunk is in sync, and
+ *     events_cleared then records the event count; so a member that
+ *     left the array finds every chunk written since marked, and a
+ *     re-add resyncs only those (recovery.h);
  *   - the bitmap's events follow the superblocks' and are written
  *     before them (md_bitmap_update_sb);
  *   - after an unclean shutdown, the resync (sync.c) walks only the
@@ -53,6 +56,7 @@ struct raid_bitmap {
   uint8_t *idle;                /* md's counter: 2 after a write ends,
                                  * one less per sweep, cleared at 0 */
   uint64_t writes;              /* bitmap writes (for the statistics) */
+  uint64_t sweeps;              /* the daemon's sweeps done */
 
   pthread_cond_t cond;
   bool stop, thread_started;
@@ -95,5 +99,42 @@ extern void bitmap_update_events (struct raid_array *a, uint64_t events);
  */
 extern uint64_t bitmap_next_needed (struct raid_array *a, uint64_t pos,
                                     uint64_t size, uint64_t *len);
+
+/* A re-add (recovery.h, md's super_1_validate when the array has a
+ * bitmap): a member whose superblock says events may be brought back
+ * by resyncing only the chunks whose bits are set if every write it
+ * missed is still marked, that is if the bitmap is not stale and events
+ * is not older than its events_cleared (bits are cleared only while the
+ * array is whole, so none of the chunks written since it left has been
+ * cleared).  *why says which, in words, for the log.
+ */
+extern bool bitmap_readd_ok (struct raid_array *a, uint64_t events,
+                             const char **why);
+extern uint64_t bitmap_events_cleared (struct raid_array *a);
+
+/* A re-add's walk (recovery.c), on the bits as they are now (a write
+ * during the walk sets its chunk's bit and reaches the member itself):
+ * whether a chunk in [offset, offset + len) has its bit set (true
+ * without a bitmap); the first array offset at or after pos in a chunk
+ * whose bit is set, size if none; the bytes of [pos, size) in such
+ * chunks.
+ */
+extern bool bitmap_dirty (struct raid_array *a, uint64_t offset,
+                          uint64_t len);
+extern uint64_t bitmap_next_dirty (struct raid_array *a, uint64_t pos,
+                                   uint64_t size);
+extern uint64_t bitmap_dirty_bytes (struct raid_array *a, uint64_t pos,
+                                    uint64_t size);
+
+/* What the control socket's detail shows of the bitmap (mdadm
+ * --detail's "Intent Bitmap", mdadm -X's counts): on is false without
+ * one.  sweeps counts the daemon's sweeps, so that a client can tell
+ * that bits had the chance to be cleared.
+ */
+struct bitmap_view {
+  bool on;
+  uint64_t chunk, chunks, dirty, events, events_cleared, sweeps;
+};
+extern void bitmap_view (struct raid_array *a, struct bitmap_view *v);
 
 #endif /* RAID_BITMAP_H */

@@ -197,8 +197,13 @@ mdstat_of (json_object *d)
     json_object *m = json_object_array_get_idx (members, i);
     const char *state = json_object_get_string
       (json_object_object_get (m, "state"));
+    json_object *repl = json_object_object_get (m, "replacement");
 
     raid_disks++;
+    if (repl)
+      fprintf (fp, " %s[%d](R)", json_object_get_string
+               (json_object_object_get (repl, "device")),
+               json_object_get_int (json_object_object_get (m, "role")));
     if (strcmp (state, "removed") == 0)
       continue;
     fprintf (fp, " %s[%d]%s", json_object_get_string
@@ -280,8 +285,11 @@ detail_reply (struct raid_array *a, const char *message)
   json_object *members = json_object_new_array (), *sync;
   json_object *replaced = json_object_new_array ();
   struct sync_view v;
+  struct replace_view rv;
   char name[40], lvl[16], *mdstat;
   unsigned r, j, working = 0, failed = 0;
+
+  recovery_replace_view (a, &rv);
 
   snprintf (lvl, sizeof lvl, "raid%d", (int) raid_geom_level (a->geom));
   json_object_object_add (d, "array", json_object_new_string
@@ -322,6 +330,25 @@ detail_reply (struct raid_array *a, const char *message)
     json_object_object_add (o, "errors", json_object_new_uint64 (errors));
     json_object_object_add (o, "reads", json_object_new_uint64 (reads));
     json_object_object_add (o, "writes", json_object_new_uint64 (writes));
+    /* mdadm --replace in progress: md's want_replacement on the old
+     * member, and its replacement beside it ("spare rebuilding" in
+     * mdadm --detail, (R) in /proc/mdstat).
+     */
+    if (rv.on && rv.role == r) {
+      json_object *ro = json_object_new_object ();
+
+      json_object_object_add (o, "want_replacement",
+                              json_object_new_boolean (true));
+      json_object_object_add (ro, "name", json_object_new_string (rv.name));
+      json_object_object_add (ro, "device", json_object_new_string
+                              (short_name (rv.name)));
+      json_object_object_add (ro, "state", json_object_new_string
+                              ("spare rebuilding"));
+      json_object_object_add (ro, "done", json_object_new_uint64 (rv.done));
+      json_object_object_add (ro, "total",
+                              json_object_new_uint64 (rv.total));
+      json_object_object_add (o, "replacement", ro);
+    }
     json_object_array_add (members, o);
   }
   /* The faulty members that spares replaced, out of any role until
@@ -363,6 +390,27 @@ detail_reply (struct raid_array *a, const char *message)
   json_object_object_add (sync, "last_check_complete",
                           json_object_new_boolean (v.last_complete));
   json_object_object_add (d, "sync", sync);
+  {
+    struct bitmap_view bv;
+    json_object *bo = NULL;
+
+    bitmap_view (a, &bv);
+    if (bv.on) {
+      bo = json_object_new_object ();
+      json_object_object_add (bo, "chunk", json_object_new_uint64 (bv.chunk));
+      json_object_object_add (bo, "chunks",
+                              json_object_new_uint64 (bv.chunks));
+      json_object_object_add (bo, "dirty", json_object_new_uint64 (bv.dirty));
+      json_object_object_add (bo, "events",
+                              json_object_new_uint64 (bv.events));
+      json_object_object_add (bo, "events_cleared",
+                              json_object_new_uint64 (bv.events_cleared));
+      json_object_object_add (bo, "sweeps",
+                              json_object_new_uint64 (bv.sweeps));
+    }
+    /* mdadm --detail: "Intent Bitmap : Internal"; null without one. */
+    json_object_object_add (d, "bitmap", bo);
+  }
   mdstat = mdstat_of (d);
   json_object_object_add (d, "mdstat", json_object_new_string
                           (mdstat ? mdstat : ""));
@@ -536,17 +584,32 @@ do_remove_replaced (struct raid_array *a, unsigned j)
   return detail_reply (a, msg);
 }
 
-/* mdadm --add (and --replace: it must take a failed or missing role
- * now): recovery_add (recovery.h) does it; the log has its reason in
- * full, the answer says it in short.
+/* mdadm --add; with --replace, a failed or missing role taken now
+ * (recovery_add), or, with old, mdadm --replace OLD --with MEMBER
+ * (recovery_replace, recovery.h); the log has its reason in full, the
+ * answer says it in short.
  */
 static char *
-do_add (struct raid_array *a, const char *member, bool replace)
+do_add (struct raid_array *a, const char *member, bool replace, int old)
 {
   char msg[512];
   const char *why;
+  int rc = old >= 0 ? recovery_replace (a, member, old)
+    : recovery_add (a, member, replace);
 
-  if (recovery_add (a, member, replace) == 0) {
+  if (rc == 2) {
+    snprintf (msg, sizeof msg, "%.400s is rebuilt as the replacement of "
+              "member %d, which serves until then", member, old);
+    return detail_reply (a, msg);
+  }
+
+  if (rc == 1) {
+    snprintf (msg, sizeof msg, "re-added %.400s into its role; the chunks "
+              "whose bits are set in the write-intent bitmap are rebuilt",
+              member);
+    return detail_reply (a, msg);
+  }
+  if (rc == 0) {
     snprintf (msg, sizeof msg, "added %.400s as a spare%s", member,
               failed_members (a) ? "; it takes a failed or missing role "
               "and is rebuilt" : "");
@@ -558,7 +621,8 @@ do_add (struct raid_array *a, const char *member, bool replace)
   case EROFS: why = "the array is not written (nbdkit -r)"; break;
   case ENOSPC: why = "too many spares already"; break;
   case EEXIST: why = "it is in the array already"; break;
-  case EBUSY: why = "no member is failed or missing to replace"; break;
+  case EBUSY: why = old >= 0 ? "a replacement, a rebuild or a resync "
+      "runs" : "no member is failed or missing to replace"; break;
   case EMEDIUMTYPE: why = "it holds a signature or another array's "
       "metadata (force=true writes over a signature)"; break;
   case EFBIG: why = "it is too small"; break;
@@ -648,6 +712,16 @@ control_handle (struct raid_array *a, const char *line)
     free (copy);
     return reply;
   }
+  if (v == CV_ADD && n == 4) {
+    r = find_member (a, w[3], false);
+    if (r == -1) {
+      reply = error_reply ("add: --replace %.256s: no such member (a role "
+                           "from 0 to %u, or a member as given)", w[3],
+                           a->nmembers - 1);
+      free (copy);
+      return reply;
+    }
+  }
   if (v == CV_FAIL || v == CV_REMOVE) {
     r = find_member (a, w[1], v == CV_REMOVE);
     if (r == -1) {
@@ -672,11 +746,11 @@ control_handle (struct raid_array *a, const char *line)
       reply = do_remove (a, r);
     break;
   case CV_ADD:
-    if (n == 3 && strcmp (w[2], "--replace") != 0)
+    if (n >= 3 && strcmp (w[2], "--replace") != 0)
       reply = error_reply ("add: %.64s: the only option is --replace",
                            w[2]);
     else
-      reply = do_add (a, w[1], n == 3);
+      reply = do_add (a, w[1], n >= 3, n == 4 ? r : -1);
     break;
   case CV_CHECK:
     reply = do_scrub (a, SCRUB_CHECK);

@@ -71,6 +71,7 @@ recovery_init (struct raid_array *a)
   for (r = 0; r < RAID_MAX_MEMBERS; ++r)
     atomic_store (&rec->pos[r], UINT64_MAX);
   atomic_store (&rec->unsynced, 0);
+  atomic_store (&rec->repl_role, -1);
 }
 
 /* ---- positions ------------------------------------------------------ */
@@ -335,9 +336,8 @@ recovery_assembled (struct raid_array *a, unsigned r,
   atomic_fetch_and (&a->meta.recorded, ~BIT (r));
   switch (kind) {
   case RECOVERY_READD:
-    nbdkit_error ("member %u (%s) is re-added (md's --re-add): with no "
-                  "write-intent bitmap it is rebuilt in full from the live "
-                  "copies, and read only where rebuilt", r, m->name);
+    /* In full or from the bitmap: recovery_assembled_bitmap says. */
+    rec->readd_at_start |= BIT (r);
     break;
   case RECOVERY_NEW:
     nbdkit_error ("member %u (%s) is blank: it takes role %u as a new "
@@ -351,6 +351,56 @@ recovery_assembled (struct raid_array *a, unsigned r,
                   pos, sb->recovery_offset);
     break;
   }
+}
+
+void
+recovery_assembled_bitmap (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r) {
+    struct mdsb *sb = &a->meta.sb[r];
+    const char *name = a->members[r].name, *why;
+    bool ok;
+
+    if (rec->readd_at_start & BIT (r)) {
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (ok)
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): events "
+                      "%" PRIu64 ", not older than the write-intent "
+                      "bitmap's events_cleared %" PRIu64 ": only the chunks "
+                      "whose bits are set are rebuilt from the live copies, "
+                      "and it is read only where rebuilt", r, name,
+                      sb->events, bitmap_events_cleared (a));
+      else
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): %s "
+                      "(events %" PRIu64 ", events_cleared %" PRIu64 "): "
+                      "it is rebuilt in full from the live copies, and "
+                      "read only where rebuilt", r, name, why, sb->events,
+                      bitmap_events_cleared (a));
+    }
+    else if ((recovery_unsynced (rec) & BIT (r)) &&
+             (sb->feature_map & MDSB_FEATURE_RECOVERY_BITMAP)) {
+      /* md's super_1_validate: a recovery offset with the bitmap flag
+       * goes on from the bitmap.  Its events are the array's.
+       */
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (!ok)
+        nbdkit_error ("member %u (%s): its recovery was from the "
+                      "write-intent bitmap, but %s: it goes on in full",
+                      r, name, why);
+    }
+    else
+      continue;
+    if (ok) {
+      sb->feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
+      atomic_fetch_or (&rec->from_bitmap, BIT (r));
+    }
+    else
+      sb->feature_map &= ~MDSB_FEATURE_RECOVERY_BITMAP;
+  }
+  rec->readd_at_start = 0;
 }
 
 /* ---- spares ---------------------------------------------------------- */
@@ -405,11 +455,12 @@ spare_discard (struct member *m)
 }
 
 /* Open name into spare slot j and check it (spare_ready then makes it a
- * spare).  errno is set on failure.
+ * spare); *mdout, if not NULL, gets what it holds.  errno is set on
+ * failure.
  */
 static int
 spare_open (struct raid_array *a, unsigned j, const char *name,
-            bool started)
+            bool started, struct member_md *mdout)
 {
   struct raid_recovery *rec = &a->rec;
   struct member *m = &rec->spare[j];
@@ -475,6 +526,8 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
     errno = EIO;
     goto close;
   }
+  if (mdout)
+    *mdout = md;
   return 0;
 
  close:
@@ -521,7 +574,7 @@ recovery_config (struct raid_array *a)
     return -1;
   }
   for (j = 0; j < params.nspares; ++j)
-    if (spare_open (a, j, params.spare[j], false) == -1 ||
+    if (spare_open (a, j, params.spare[j], false, NULL) == -1 ||
         spare_ready (a, j) == -1)
       return -1;
   return 0;
@@ -786,6 +839,8 @@ struct lane {
   struct raid_array *a;
   uint64_t offset, len;
   uint32_t set;
+  uint32_t bm;                  /* of set: re-added from the bitmap */
+  uint64_t copied;              /* array bytes rebuilt */
   char *buf;
   bool ok;
   pthread_t thread;
@@ -820,8 +875,18 @@ rebuild_region (void *arg)
             atomic_load (&a->rec.pos[mi]) < p->offset + p->length)
           targets |= BIT (mi);
       }
-      if (targets && rebuild_piece (a, p, targets, l->buf) == UINT32_MAX)
+      /* A member re-added from the bitmap missed no write to a chunk
+       * whose bit is clear (the range is held: no write is in flight
+       * here, and bits stay set while a member is out of sync).
+       */
+      if ((targets & l->bm) && !bitmap_dirty (a, p->offset, p->length))
+        targets &= ~l->bm;
+      if (targets == 0)
+        continue;
+      if (rebuild_piece (a, p, targets, l->buf) == UINT32_MAX)
         l->ok = false;
+      else
+        l->copied += p->length;
     }
     plan_free (&pl);
   }
@@ -843,6 +908,9 @@ record_positions_locked (struct raid_array *a, uint32_t set)
       uint64_t p = atomic_load (&a->rec.pos[r]);
       a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
       a->meta.sb[r].recovery_offset = member_pos (a, r, p) / MDSB_SECTOR;
+      /* md's super_1_sync: a recovery from the bitmap says so. */
+      if (atomic_load (&a->rec.from_bitmap) & BIT (r))
+        a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
     }
 }
 
@@ -885,10 +953,11 @@ recover (struct raid_array *a)
 {
   struct raid_recovery *rec = &a->rec;
   struct raid_sync *s = &a->sync;
-  uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX, start;
-  uint64_t t0, checkpoint;
+  uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX;
+  uint64_t t0, checkpoint, copied = 0;
   struct throttle t;
   uint32_t set = live_set (a, UINT32_MAX);
+  uint32_t bm = set & atomic_load (&rec->from_bitmap);
   unsigned r, next_tenth;
   bool interrupted = false;
   char who[512];
@@ -900,7 +969,7 @@ recover (struct raid_array *a)
     if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos)
       pos = atomic_load (&rec->pos[r]);
   pos = pos / RECOVERY_REGION * RECOVERY_REGION;
-  start = checkpoint = pos;
+  checkpoint = pos;
   buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
   if (buf == NULL) {
     nbdkit_error ("recovery: %m");
@@ -911,15 +980,29 @@ recover (struct raid_array *a)
                 " of %" PRIu64 " (sync-speed-min=%lu sync-speed-max=%lu "
                 "KiB/s)", who, pos, size, params.sync_speed_min,
                 params.sync_speed_max);
+  if (bm) {
+    char bmwho[512];
+
+    names (a, bm, bmwho, sizeof bmwho);
+    nbdkit_error ("re-add: member %s: %" PRIu64 " bytes to resync of %"
+                  PRIu64 " (the %" PRIu64 "-byte chunks whose bits are set "
+                  "in the write-intent bitmap, from array offset %" PRIu64
+                  ")", bmwho, bitmap_dirty_bytes (a, pos, size), size,
+                  a->bitmap.chunk, pos);
+  }
   pthread_mutex_lock (&a->meta.lock);
   s->action = "recover";
   s->done = pos;
   s->total = size;
+  s->synced = 0;
   s->rate = 0;
   pthread_mutex_unlock (&a->meta.lock);
   t0 = stats_now_ns ();
+  /* Paced by the bytes copied: a re-add from the bitmap passes over
+   * clean chunks, which cost nothing.
+   */
   throttle_start (&t, &a->stats, params.sync_speed_min,
-                  params.sync_speed_max, pos);
+                  params.sync_speed_max, copied);
   next_tenth = pos * 10 / size + 1;
 
   while (pos < size && set) {
@@ -928,6 +1011,19 @@ recover (struct raid_array *a)
     unsigned nl, l;
     bool lost = false;
 
+    /* Only members re-added from the bitmap: regions without a chunk
+     * whose bit is set hold nothing to rebuild and are passed over.
+     */
+    if (bm && bm == set) {
+      uint64_t next = bitmap_next_dirty (a, pos, size);
+
+      next = next >= size ? size : next / RECOVERY_REGION * RECOVERY_REGION;
+      if (next > pos) {
+        pos = next;
+        if (pos >= size)
+          break;
+      }
+    }
     /* RECOVERY_LANES regions at once, each in its own thread but the
      * first: a member I/O on tmpfs runs in the thread that asks for
      * it, so one thread alone would leave the other cores idle.
@@ -935,7 +1031,8 @@ recover (struct raid_array *a)
     for (nl = 0; nl < RECOVERY_LANES && pos + len < size; ++nl) {
       uint64_t off = pos + len;
       lane[nl] = (struct lane) {
-        .a = a, .offset = off, .set = set, .buf = buf + nl * RECOVERY_REGION,
+        .a = a, .offset = off, .set = set, .bm = bm,
+        .buf = buf + nl * RECOVERY_REGION,
         .len = size - off < RECOVERY_REGION ? size - off : RECOVERY_REGION,
       };
       len += lane[nl].len;
@@ -948,8 +1045,10 @@ recover (struct raid_array *a)
     for (l = 1; l < nl; ++l)
       if (lane[l].thread)
         pthread_join (lane[l].thread, NULL);
-    for (l = 0; l < nl; ++l)
+    for (l = 0; l < nl; ++l) {
       lost |= !lane[l].ok;
+      copied += lane[l].copied;
+    }
     set = live_set (a, set);
     if (!lost)
       for (r = 0; r < a->nmembers; ++r)
@@ -978,14 +1077,16 @@ recover (struct raid_array *a)
     /* md's throttle (throttle.h). */
     pthread_mutex_lock (&a->meta.lock);
     s->done = pos;
-    s->rate = throttle_rate_now (&t, pos);
+    s->synced = copied;
+    s->rate = throttle_rate_now (&t, copied);
     pthread_mutex_unlock (&a->meta.lock);
-    throttle_pace (&t, pos, throttle_sleep, rec);
+    throttle_pace (&t, copied, throttle_sleep, rec);
     /* A member failed, or a spare came: start again with it, from the
      * lowest position, as md restarts its recovery.
      */
     pthread_mutex_lock (&rec->lock);
-    if (rec->stop || (rec->wake && any_ready_locked (rec))) {
+    if (rec->stop || (rec->wake && (any_ready_locked (rec) ||
+                                    (live_set (a, UINT32_MAX) & ~set)))) {
       interrupted = !rec->stop;
       pthread_mutex_unlock (&rec->lock);
       break;
@@ -1008,20 +1109,27 @@ recover (struct raid_array *a)
     pthread_mutex_lock (&a->meta.lock);
     for (r = 0; r < a->nmembers; ++r)
       if (set & BIT (r)) {
-        a->meta.sb[r].feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+        a->meta.sb[r].feature_map &= ~(MDSB_FEATURE_RECOVERY_OFFSET |
+                                       MDSB_FEATURE_RECOVERY_BITMAP);
         a->meta.sb[r].recovery_offset = 0;
         atomic_store (&rec->pos[r], UINT64_MAX);
+        atomic_fetch_and (&rec->from_bitmap, ~BIT (r));
         atomic_fetch_and (&rec->unsynced, ~BIT (r));
       }
     s->action = "idle";
     s->done = size;
+    s->synced = copied;
     metadata_update_locked (a, "recovery done");
     pthread_mutex_unlock (&a->meta.lock);
     names (a, set, who, sizeof who);
     nbdkit_error ("recovery: done: member %s rebuilt, %" PRIu64 " bytes in "
-                  "%.3f s (%.0f KiB/s); it is in sync", who, size - start,
-                  ns / 1e9, ns ? (double) (size - start) / 1024 * 1e9 / ns
-                  : 0.0);
+                  "%.3f s (%.0f KiB/s)%s; it is in sync", who, copied,
+                  ns / 1e9, ns ? (double) copied / 1024 * 1e9 / ns : 0.0,
+                  bm ? " (from the write-intent bitmap: the chunks whose "
+                  "bits were set)" : "");
+    if (bm)
+      nbdkit_error ("re-add: done: %" PRIu64 " bytes resynced of %" PRIu64,
+                    copied, size);
   }
   else {
     pthread_mutex_lock (&a->meta.lock);
@@ -1030,7 +1138,8 @@ recover (struct raid_array *a)
     pthread_mutex_unlock (&a->meta.lock);
     if (pos < size && interrupted)
       nbdkit_error ("recovery: interrupted at array offset %" PRIu64 " of %"
-                    PRIu64 " to take in a spare; it starts again", pos, size);
+                    PRIu64 " to take in a spare or a re-added member; it "
+                    "starts again", pos, size);
     else if (pos < size)
       nbdkit_error ("recovery: stopped at array offset %" PRIu64 " of %"
                     PRIu64 "; the next start goes on from there", pos, size);
@@ -1097,11 +1206,14 @@ recovery_start (struct raid_array *a)
   return 0;
 }
 
+static void replace_stop (struct raid_array *a);
+
 void
 recovery_stop (struct raid_array *a)
 {
   struct raid_recovery *rec = &a->rec;
 
+  replace_stop (a);
   if (!rec->thread_started)
     return;
   pthread_mutex_lock (&rec->lock);
@@ -1130,7 +1242,7 @@ recovery_close (struct raid_array *a)
     /* A spare's own name; once swapped, a slot holds the name of the
      * member it replaced, which may be params.c's: left alone.
      */
-    if (rec->state[j] == SPARE_READY)
+    if (rec->state[j] == SPARE_READY || rec->state[j] == SPARE_REPLACING)
       free (m->name);
     rec->state[j] = SPARE_FREE;
   }
@@ -1195,6 +1307,15 @@ recovery_release (struct raid_array *a)
     pthread_rwlock_unlock (&a->rec.quiesce);
 }
 
+static void
+wake_thread (struct raid_recovery *rec)
+{
+  pthread_mutex_lock (&rec->lock);
+  rec->wake = true;
+  pthread_cond_broadcast (&rec->cond);
+  pthread_mutex_unlock (&rec->lock);
+}
+
 void
 recovery_member_failed (struct raid_array *a, unsigned i)
 {
@@ -1202,10 +1323,103 @@ recovery_member_failed (struct raid_array *a, unsigned i)
 
   if (!rec->on)
     return;
+  /* Whatever takes its role next (a spare) is rebuilt in full. */
+  atomic_fetch_and (&rec->from_bitmap, ~BIT (i));
+  wake_thread (rec);
+}
+
+/* mdadm --re-add while serving: the member opened into spare slot j
+ * holds a superblock of this array whose role r is failed or empty now,
+ * and the bitmap still marks every write it missed: it takes role r
+ * back, with its own superblock (dev_number, device UUID), and only the
+ * chunks whose bits are set are rebuilt.  Every client request is held
+ * out meanwhile, as for a spare taking over.  md is what it holds.
+ * Returns 1 if it did, 0 if the member is to be a spare instead
+ * (logged).
+ */
+static int
+try_readd (struct raid_array *a, unsigned j, const struct member_md *mdp)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *sp = &rec->spare[j], *m;
+  const struct member_md md = *mdp;
+  const char *why, *old;
+  unsigned r, i;
+  int ret = 0;
+
+  if (md.kind != MD_V1_2 || !md.valid)
+    return 0;                   /* blank: a spare */
+  r = mdsb_role (&md.sb);
+  if (r >= a->nmembers)
+    return 0;                   /* a spare of this array before */
+  if (!(failed_members (a) & BIT (r))) {
+    nbdkit_error ("add: %s held role %u, which a live member holds now: "
+                  "it is added as a spare", sp->name, r);
+    return 0;
+  }
+  if (md.sb.events > a->meta.events) {
+    nbdkit_error ("add: %s: events %" PRIu64 " are ahead of the array's %"
+                  PRIu64 ": it is added as a spare and rebuilt in full",
+                  sp->name, md.sb.events, a->meta.events);
+    return 0;
+  }
+  if (!bitmap_readd_ok (a, md.sb.events, &why)) {
+    nbdkit_error ("add: %s held role %u, but %s (events %" PRIu64
+                  ", events_cleared %" PRIu64 "): it is added as a spare "
+                  "and rebuilt in full (md's hot-add)", sp->name, r, why,
+                  md.sb.events, bitmap_events_cleared (a));
+    return 0;
+  }
+  for (i = 0; i < a->nmembers; ++i)
+    if (i != r && a->meta.in_array[i] &&
+        a->meta.sb[i].dev_number == md.sb.dev_number) {
+      nbdkit_error ("add: %s: its device number %" PRIu32 " is member "
+                    "%u's now: it is added as a spare", sp->name,
+                    md.sb.dev_number, i);
+      return 0;
+    }
+
+  pthread_rwlock_wrlock (&rec->quiesce);
+  pthread_mutex_lock (&a->meta.lock);
   pthread_mutex_lock (&rec->lock);
-  rec->wake = true;
-  pthread_cond_broadcast (&rec->cond);
+  m = &a->members[r];
+  /* A spare may have taken the role meanwhile. */
+  if (atomic_load (&m->failed) && rec->state[j] == SPARE_FREE) {
+    old = m->name;
+    /* As take_spares: a member that was in the array (failed, not
+     * removed) stays listed as faulty until removed.
+     */
+    rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
+      ? SPARE_FAULTY : SPARE_OLD;
+    rec->replaced_role[j] = r;
+    swap_backend (m, sp);
+    atomic_store (&sp->failed, true);
+    use_slot (rec, md.sb.dev_number);
+    if (md.sb.dev_number >= a->meta.max_dev)
+      a->meta.max_dev = md.sb.dev_number + 1;
+    a->meta.sb[r] = md.sb;
+    a->meta.sb[r].feature_map |= MDSB_FEATURE_RECOVERY_OFFSET |
+      MDSB_FEATURE_RECOVERY_BITMAP;
+    a->meta.sb[r].recovery_offset = 0;
+    a->meta.in_array[r] = true;
+    atomic_store (&rec->pos[r], 0);
+    atomic_fetch_or (&rec->from_bitmap, BIT (r));
+    atomic_fetch_or (&rec->unsynced, BIT (r));
+    atomic_store (&m->failed, false);
+    atomic_fetch_and (&a->meta.recorded, ~BIT (r));
+    nbdkit_error ("add: %s is re-added as member %u (md's --re-add; it "
+                  "replaces %s): events %" PRIu64 ", not older than the "
+                  "write-intent bitmap's events_cleared %" PRIu64 ": only "
+                  "the chunks whose bits are set are rebuilt", m->name, r,
+                  old, md.sb.events, bitmap_events_cleared (a));
+    ret = 1;
+  }
   pthread_mutex_unlock (&rec->lock);
+  if (ret == 1 && metadata_update_locked (a, "a member re-added") == -1)
+    nbdkit_error ("add: the superblocks could not record the re-add");
+  pthread_mutex_unlock (&a->meta.lock);
+  pthread_rwlock_unlock (&rec->quiesce);
+  return ret;
 }
 
 void
@@ -1227,11 +1441,14 @@ recovery_hide (struct raid_array *a, struct plan *pl)
   }
 }
 
+/* One add or replace at a time. */
+static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int
 recovery_add (struct raid_array *a, const char *member, bool replace_now)
 {
   struct raid_recovery *rec = &a->rec;
-  static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+  struct member_md md;
   unsigned j;
   int r = -1;
 
@@ -1267,7 +1484,12 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
     errno = ENOSPC;
     goto out;
   }
-  r = spare_open (a, j, member, true);
+  r = spare_open (a, j, member, true, &md);
+  if (r == 0 && try_readd (a, j, &md) == 1) {
+    wake_thread (rec);
+    r = 1;
+    goto out;
+  }
   if (r == 0) {
     pthread_mutex_lock (&a->meta.lock);
     r = spare_ready (a, j);
@@ -1283,9 +1505,351 @@ recovery_add (struct raid_array *a, const char *member, bool replace_now)
   }
   if (r == 0) {
     nbdkit_error ("add: %s is a spare of the array", member);
-    recovery_member_failed (a, 0);      /* wake the thread */
+    wake_thread (rec);
   }
  out:
   pthread_mutex_unlock (&add_lock);
   return r;
+}
+
+/* ---- replacement (mdadm --replace) ------------------------------------ */
+
+/* The replacement's throttle wait (throttle.h): ends early when it is
+ * to stop.
+ */
+static bool
+replace_sleep (void *opaque, uint64_t ns)
+{
+  struct raid_recovery *rec = opaque;
+  struct timespec ts;
+  bool stop;
+
+  clock_gettime (CLOCK_REALTIME, &ts);
+  ns += ts.tv_nsec;
+  ts.tv_sec += ns / 1000000000;
+  ts.tv_nsec = ns % 1000000000;
+  pthread_mutex_lock (&rec->lock);
+  if (!atomic_load (&rec->repl_stop))
+    pthread_cond_timedwait (&rec->cond, &rec->lock, &ts);
+  stop = atomic_load (&rec->repl_stop);
+  pthread_mutex_unlock (&rec->lock);
+  return stop;
+}
+
+/* The replacement's walk: role r's member, in sync and serving, is
+ * copied to the replacement in RECOVERY_REGION steps of the array, each
+ * holding its range against client writes (which reach both while it
+ * runs) and the quiesce lock for reading (so that no spare takeover
+ * moves a backend under it).  On every layout served with copies the
+ * pieces of role r in an array range are one run of the member
+ * (member_pos), so each step is one read and one write.
+ */
+static void *
+replace_thread (void *arg)
+{
+  struct raid_array *a = arg;
+  struct raid_recovery *rec = &a->rec;
+  struct raid_sync *s = &a->sync;
+  unsigned r = atomic_load (&rec->repl_role), j = rec->repl_slot;
+  struct member *old = &a->members[r], *rm = &rec->spare[j];
+  uint64_t size = raid_geom_size (a->geom);
+  uint64_t doff = raid_geom_data_offset (a->geom), pos = 0;
+  uint64_t t0 = stats_now_ns (), ns;
+  const char *why = NULL;
+  struct throttle t;
+  char *oldname;
+  void *buf = NULL;
+
+  if (posix_memalign (&buf, 4096, RECOVERY_REGION) != 0)
+    why = "out of memory";
+  pthread_mutex_lock (&a->meta.lock);
+  s->action = "recover";
+  s->done = 0;
+  s->total = size;
+  s->synced = 0;
+  pthread_mutex_unlock (&a->meta.lock);
+  /* md throttles a replacement as any recovery. */
+  throttle_start (&t, &a->stats, params.sync_speed_min,
+                  params.sync_speed_max, 0);
+  while (why == NULL && pos < size) {
+    uint64_t len = size - pos < RECOVERY_REGION ? size - pos
+      : RECOVERY_REGION, m0, m1;
+    struct range_hold hold;
+    struct member_io io;
+
+    if (atomic_load (&rec->repl_stop)) {
+      why = "a write to it failed, or the server stops";
+      break;
+    }
+    if (atomic_load (&old->failed)) {
+      why = "the member it was to replace failed";
+      break;
+    }
+    recovery_enter (rec);
+    range_acquire (&a->write_ranges, &hold, pos, len);
+    m0 = member_pos (a, r, pos);
+    m1 = member_pos (a, r, pos + len);
+    if (m1 > m0) {
+      io = (struct member_io) {
+        .op = MOP_READ, .pieces = 1, .buf = buf, .offset = doff + m0,
+        .length = m1 - m0, .member = old,
+      };
+      member_run_batch (&io, 1);
+      if (io.err)
+        why = "reading the member it replaces failed";
+      else {
+        io = (struct member_io) {
+          .op = MOP_WRITE, .pieces = 1, .buf = buf, .offset = doff + m0,
+          .length = m1 - m0, .member = rm,
+        };
+        member_run_batch (&io, 1);
+        if (io.err)
+          why = "writing to it failed";
+      }
+    }
+    range_release (&a->write_ranges, &hold);
+    recovery_leave (rec);
+    if (why)
+      break;
+    pos += len;
+    atomic_store (&rec->repl_pos, pos);
+    pthread_mutex_lock (&a->meta.lock);
+    s->done = s->synced = pos;
+    s->rate = throttle_rate_now (&t, pos);
+    pthread_mutex_unlock (&a->meta.lock);
+    throttle_pace (&t, pos, replace_sleep, rec);
+  }
+  free (buf);
+  if (why == NULL) {
+    struct member_io f = { .op = MOP_FLUSH, .member = rm };
+
+    member_run_batch (&f, 1);
+    if (f.err)
+      why = "flushing it failed";
+  }
+
+  pthread_rwlock_wrlock (&rec->quiesce);
+  pthread_mutex_lock (&a->meta.lock);
+  pthread_mutex_lock (&rec->lock);
+  if (why == NULL && !atomic_load (&old->failed)) {
+    oldname = old->name;
+    swap_backend (old, rm);
+    /* md marks the member it replaced faulty; it is listed so until
+     * removed.
+     */
+    rec->state[j] = SPARE_FAULTY;
+    rec->replaced_role[j] = r;
+    atomic_store (&rm->failed, true);
+    a->meta.sb[r] = rec->spare_sb[j];
+    a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
+    a->meta.sb[r].feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+    a->meta.sb[r].recovery_offset = 0;
+    a->meta.in_array[r] = true;
+    atomic_store (&rec->repl_role, -1);
+    pthread_mutex_unlock (&rec->lock);
+    if (metadata_update_locked (a, "a replacement done") == -1)
+      nbdkit_error ("replace: the superblocks could not record it");
+    ns = stats_now_ns () - t0;
+    nbdkit_error ("replace: done: %s takes role %u, %" PRIu64 " bytes "
+                  "copied in %.3f s; %s is faulty, out of the array "
+                  "(remove it), as md marks the member it replaced",
+                  old->name, r, size, ns / 1e9, oldname);
+  }
+  else {
+    if (why == NULL)
+      why = "the member it was to replace failed";
+    rec->state[j] = SPARE_READY;
+    atomic_store (&rec->repl_role, -1);
+    rec->wake = true;
+    pthread_cond_broadcast (&rec->cond);
+    pthread_mutex_unlock (&rec->lock);
+    nbdkit_error ("replace: the replacement of member %u by %s is given "
+                  "up (%s); it stays a spare", r, rm->name, why);
+  }
+  s->action = "idle";
+  pthread_mutex_unlock (&a->meta.lock);
+  pthread_rwlock_unlock (&rec->quiesce);
+  return NULL;
+}
+
+static void
+replace_stop (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+
+  if (!rec->repl_thread_started)
+    return;
+  pthread_mutex_lock (&rec->lock);
+  atomic_store (&rec->repl_stop, true);
+  pthread_cond_broadcast (&rec->cond);
+  pthread_mutex_unlock (&rec->lock);
+  pthread_join (rec->repl_thread, NULL);
+  rec->repl_thread_started = false;
+}
+
+int
+recovery_replace (struct raid_array *a, const char *member, unsigned r)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member *m = &a->members[r];
+  unsigned j;
+  int err;
+
+  if (!rec->on || !rec->thread_started)
+    return recovery_add (a, member, true);      /* the refusals */
+  if (atomic_load (&m->failed) || !a->meta.in_array[r]) {
+    nbdkit_error ("replace: member %u (%s) is not in the array: %s takes "
+                  "a failed or missing role as add --replace did", r,
+                  m->name, member);
+    return recovery_add (a, member, true);
+  }
+  pthread_mutex_lock (&add_lock);
+  if (atomic_load (&rec->repl_role) >= 0 || recovery_unsynced (rec) ||
+      sync_in_sync (&a->sync) != UINT64_MAX) {
+    nbdkit_error ("replace: %s: a replacement, a rebuild or a resync runs; "
+                  "wait until it is done", member);
+    errno = EBUSY;
+    goto err;
+  }
+  if (rec->repl_thread_started) {
+    pthread_join (rec->repl_thread, NULL);
+    rec->repl_thread_started = false;
+  }
+  pthread_mutex_lock (&rec->lock);
+  for (j = 0; j < RAID_MAX_SPARES && rec->state[j] != SPARE_FREE; ++j)
+    ;
+  pthread_mutex_unlock (&rec->lock);
+  if (j == RAID_MAX_SPARES) {
+    nbdkit_error ("replace: %s: there are %d spares or replaced members "
+                  "already", member, RAID_MAX_SPARES);
+    errno = ENOSPC;
+    goto err;
+  }
+  if (spare_open (a, j, member, true, NULL) == -1)
+    goto err;
+  /* Its own superblock, as a spare's, until it takes the role: a
+   * restart in the middle finds a spare (md's would say replacement).
+   * Nothing takes it meanwhile: it is never SPARE_READY.
+   */
+  pthread_mutex_lock (&a->meta.lock);
+  if (spare_ready (a, j) == -1 || spare_write_sb_locked (a, j) == -1) {
+    pthread_mutex_lock (&rec->lock);
+    rec->state[j] = SPARE_FREE;
+    pthread_mutex_unlock (&rec->lock);
+    pthread_mutex_unlock (&a->meta.lock);
+    spare_discard (&rec->spare[j]);
+    goto err;
+  }
+  pthread_mutex_lock (&rec->lock);
+  rec->state[j] = SPARE_REPLACING;
+  pthread_mutex_unlock (&rec->lock);
+  pthread_mutex_unlock (&a->meta.lock);
+
+  /* From here on every client write reaches it too. */
+  pthread_rwlock_wrlock (&rec->quiesce);
+  rec->repl_slot = j;
+  atomic_store (&rec->repl_pos, 0);
+  atomic_store (&rec->repl_stop, false);
+  atomic_store (&rec->repl_role, (int) r);
+  pthread_rwlock_unlock (&rec->quiesce);
+  nbdkit_error ("replace: %s is rebuilt as the replacement of member %u "
+                "(%s), which serves until it is in sync (md's --replace)",
+                member, r, m->name);
+  err = pthread_create (&rec->repl_thread, NULL, replace_thread, a);
+  if (err) {
+    nbdkit_error ("replace: starting its thread: %s", strerror (err));
+    pthread_rwlock_wrlock (&rec->quiesce);
+    atomic_store (&rec->repl_role, -1);
+    pthread_mutex_lock (&rec->lock);
+    rec->state[j] = SPARE_READY;
+    pthread_mutex_unlock (&rec->lock);
+    pthread_rwlock_unlock (&rec->quiesce);
+    errno = err;
+    goto err;
+  }
+  rec->repl_thread_started = true;
+  pthread_mutex_unlock (&add_lock);
+  return 2;
+ err:
+  pthread_mutex_unlock (&add_lock);
+  return -1;
+}
+
+void
+recovery_replace_write (struct raid_array *a, struct plan *pl,
+                        enum member_op op, uint32_t flags, const char *buf,
+                        uint64_t offset)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member_batch batch;
+  struct ioset set;
+  int r = atomic_load (&rec->repl_role);
+  size_t i, n = 0;
+  unsigned k;
+
+  if (r < 0 || atomic_load (&rec->repl_stop))
+    return;
+  if (ioset_init (&set, pl->npieces) == -1) {
+    atomic_store (&rec->repl_stop, true);
+    return;
+  }
+  for (i = 0; i < pl->npieces; ++i)
+    for (k = 0; k < pl->piece[i].ncopies; ++k)
+      if (pl->piece[i].copy[k].member == (unsigned) r) {
+        ioset_add (&set, i, &pl->piece[i], &pl->piece[i].copy[k]);
+        n++;
+      }
+  if (n) {
+    /* A fast zero the old member took is done the slow way here. */
+    ioset_runs (&set, a->members, op, flags & ~MIO_FAST, (char *) buf,
+                offset, RAID_RUN_MAX_SEGS, &batch);
+    for (i = 0; i < set.nrun; ++i)
+      set.io[i].member = &rec->spare[rec->repl_slot];
+    batch_init (&batch, set.nrun);
+    member_submit_all (set.io, set.nrun);
+    batch_wait (&batch);
+    batch_destroy (&batch);
+    for (i = 0; i < set.nrun; ++i)
+      if (set.io[i].err) {
+        nbdkit_error ("replace: %s: %s: %s; the replacement is given up",
+                      set.io[i].member->name, "write",
+                      strerror (set.io[i].err));
+        atomic_store (&rec->repl_stop, true);
+        break;
+      }
+  }
+  ioset_free (&set);
+}
+
+void
+recovery_replace_flush (struct raid_array *a)
+{
+  struct raid_recovery *rec = &a->rec;
+  struct member_io io;
+
+  if (atomic_load (&rec->repl_role) < 0 || atomic_load (&rec->repl_stop))
+    return;
+  io = (struct member_io) { .op = MOP_FLUSH,
+                            .member = &rec->spare[rec->repl_slot] };
+  member_run_batch (&io, 1);
+  if (io.err) {
+    nbdkit_error ("replace: %s: flush: %s; the replacement is given up",
+                  io.member->name, strerror (io.err));
+    atomic_store (&rec->repl_stop, true);
+  }
+}
+
+void
+recovery_replace_view (struct raid_array *a, struct replace_view *v)
+{
+  struct raid_recovery *rec = &a->rec;
+  int r = atomic_load (&rec->repl_role);
+
+  *v = (struct replace_view) { .on = r >= 0 };
+  if (r < 0)
+    return;
+  v->role = r;
+  v->name = rec->spare[rec->repl_slot].name;
+  v->done = atomic_load (&rec->repl_pos);
+  v->total = raid_geom_size (a->geom);
 }

@@ -5,8 +5,17 @@
  *
  *   - a stale member of this array, given on the command line (its
  *     events are behind, or the freshest superblock lists it faulty or
- *     out): re-added, as mdadm --re-add; with no write-intent bitmap
- *     that is a full recovery, from array offset 0;
+ *     out), or added while serving (recovery_add) into its own role
+ *     when that role is failed or empty: re-added, as mdadm --re-add.
+ *     With a write-intent bitmap that still marks every write it
+ *     missed (its events are not older than the bitmap's
+ *     events_cleared, bitmap.h), only the chunks whose bits are set are
+ *     rebuilt, as md's Bitmap_sync recovery; its superblock then says
+ *     so (MDSB_FEATURE_RECOVERY_BITMAP beside the recovery offset), and
+ *     a restart goes on the same way.  Otherwise it is a full recovery
+ *     from array offset 0 (given at start), or it becomes a spare with
+ *     a superblock of its own (added while serving), as md's hot-add of
+ *     a member too old for the bitmap;
  *   - a blank member (no signature that libblkid knows, no md metadata)
  *     given where a member of the array is missing: a new member, as
  *     mdadm --add of a blank disk to a degraded array; it gets a
@@ -19,6 +28,9 @@
  *     (MDSB_FEATURE_RECOVERY_OFFSET): the recovery goes on from its
  *     recovery_offset, as md's super_1_validate takes it, and nothing
  *     above it is ever read;
+ *   - a replacement (recovery_replace, mdadm --replace): a spare
+ *     rebuilt from a live member in sync, which keeps serving, and put
+ *     in that member's role once in sync;
  *   - a hot spare (spare=, or recovery_add): a member whose superblock
  *     gives it the spare role (0xffff), written if it was blank.  When a
  *     member fails (an I/O error, a timeout) or is missing, a spare
@@ -72,9 +84,13 @@ enum spare_state {
                                  * missing role, or a member left out
                                  * at assembly: closed at unload */
   SPARE_FAULTY,                 /* holds a faulty member that a spare
-                                 * replaced: md lists it as faulty until
-                                 * mdadm --remove (recovery_replaced),
-                                 * closed then or at unload */
+                                 * (or a replacement, or a re-added
+                                 * member) replaced: md lists it as
+                                 * faulty until mdadm --remove
+                                 * (recovery_replaced), closed then or
+                                 * at unload */
+  SPARE_REPLACING,              /* being rebuilt as a live member's
+                                 * replacement (recovery_replace) */
 };
 
 struct raid_recovery {
@@ -93,6 +109,11 @@ struct raid_recovery {
    */
   _Atomic uint64_t pos[RAID_MAX_MEMBERS];
   _Atomic uint32_t unsynced;    /* roles whose pos is not UINT64_MAX */
+  /* Roles among them re-added from the write-intent bitmap (md's
+   * Bitmap_sync): only chunks whose bit is set are rebuilt.
+   */
+  _Atomic uint32_t from_bitmap;
+  uint32_t readd_at_start;      /* config time: stale members re-added */
 
   /* Under lock: */
   pthread_mutex_t lock;
@@ -110,6 +131,18 @@ struct raid_recovery {
    */
   uint8_t slot_used[MDSB_MAX_DEV_LIMIT / 8];
   bool started;
+
+  /* mdadm --replace (recovery_replace): the member of role repl_role
+   * (-1: none) is copied to spare slot repl_slot while it serves.  Only
+   * the replacement's thread changes repl_role; client writes read it
+   * under the quiesce lock.
+   */
+  _Atomic int repl_role;
+  unsigned repl_slot;
+  _Atomic uint64_t repl_pos;    /* array bytes copied */
+  atomic_bool repl_stop;        /* give up (a write to it failed, unload) */
+  bool repl_thread_started;
+  pthread_t repl_thread;
 };
 
 /* ---- at config time (raid.c, assemble.c) --------------------------- */
@@ -139,6 +172,13 @@ extern int recovery_check_blank (struct member *m, const char *what,
 enum recovery_kind { RECOVERY_READD, RECOVERY_NEW, RECOVERY_RESUME };
 extern void recovery_assembled (struct raid_array *a, unsigned r,
                                 enum recovery_kind kind);
+
+/* After bitmap_assemble: whether each member re-added at assembly (or
+ * resuming a recovery that its superblock says was from the bitmap) is
+ * rebuilt from the bitmap or in full, as md's super_1_validate decides
+ * (bitmap.h, bitmap_readd_ok); logged.
+ */
+extern void recovery_assembled_bitmap (struct raid_array *a);
 
 /* A superblock for a member new to the array, from the array's ref:
  * its own dev_number (a slot no member uses) and device UUID, data_size
@@ -190,15 +230,21 @@ extern void recovery_hide (struct raid_array *a, struct plan *pl);
 /* Add a member while the array is served, from any thread: the live
  * control's "add" (mdadm --add).  member is a file, device or NBD URI.
  * It must be blank (no signature; force= lets any but an md member of
- * another array through), or hold a superblock of this array (it is
- * then re-added: rebuilt in full, there is no bitmap).  It becomes a
- * spare with a superblock of its own, and at once takes over a role
- * that is failed or missing, if there is one, and is rebuilt.
+ * another array through), or hold a superblock of this array.  A member
+ * whose superblock gives it a role that is failed or empty now, and
+ * whose events the write-intent bitmap still covers (bitmap_readd_ok),
+ * is re-added into that role with its own superblock, and only the
+ * chunks whose bits are set are rebuilt (mdadm --re-add).  Any other
+ * becomes a spare with a superblock of its own, and at once takes over
+ * a role that is failed or missing, if there is one, and is rebuilt in
+ * full.
  * replace_now: it must take over a failed or missing role now; if no
  * role is failed or missing it is not added (EBUSY).
  *
  * Returns 0 once the member is a spare (the takeover and the rebuild go
- * on in the background), or -1 with errno set after one nbdkit_error
+ * on in the background), 1 once it is re-added into its role (the
+ * rebuild goes on in the background), or -1 with errno set after one
+ * nbdkit_error
  * line: EINVAL (an array without md metadata or copies, or a bad name),
  * EROFS (nbdkit -r, or not started yet: no client has connected),
  * ENOSPC (RAID_MAX_SPARES spares already), EEXIST (the member is
@@ -224,6 +270,45 @@ extern const char *recovery_replaced (struct raid_array *a, unsigned j,
  * is removed all the same).
  */
 extern int recovery_remove_replaced (struct raid_array *a, unsigned j);
+
+/* mdadm --replace OLD --with NEW (the live control's "add NEW --replace
+ * OLD"): member, opened and checked as recovery_add's, becomes a spare
+ * with a superblock of its own and is rebuilt as the replacement of
+ * role r's member, which must be live and in sync, while that member
+ * keeps serving: reads go to it, client writes go to it and to the
+ * replacement.  When the copy is done (and flushed), the replacement
+ * takes role r, and the old member is out of the array: faulty, listed
+ * (recovery_replaced) until removed, as md marks it faulty once its
+ * replacement is in sync.  If the old member fails, or a write to the
+ * replacement fails, or the server stops first, the replacement is
+ * given up and stays a spare.  One replacement at a time, and not while
+ * a resync or rebuild runs.  If role r is failed or missing, this is
+ * recovery_add (member, true), and returns what it does.  Returns 2
+ * once the copy has started, or -1 with errno as recovery_add's, EBUSY
+ * for a replacement, a rebuild or a resync running.
+ */
+extern int recovery_replace (struct raid_array *a, const char *member,
+                             unsigned r);
+
+/* request.c, with the write's range held: a write, zero or trim of the
+ * plan pl also goes to the replacement, where the member it replaces
+ * holds a copy; and a flush flushes it.  A failure gives the
+ * replacement up.  Nothing when no replacement runs.
+ */
+extern void recovery_replace_write (struct raid_array *a, struct plan *pl,
+                                    enum member_op op, uint32_t flags,
+                                    const char *buf, uint64_t offset);
+extern void recovery_replace_flush (struct raid_array *a);
+
+/* For the control socket's detail: the replacement running, if any. */
+struct replace_view {
+  bool on;
+  unsigned role;
+  const char *name;
+  uint64_t done, total;
+};
+extern void recovery_replace_view (struct raid_array *a,
+                                   struct replace_view *v);
 
 /* Hold every client request and every spare takeover out (the quiesce
  * lock for writing), for a change to a role's member from outside this

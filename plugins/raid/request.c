@@ -442,6 +442,9 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
   ioset_runs (&set, a->members, op, mflags, op == MOP_WRITE ? (char *) buf : NULL,
               offset, RAID_RUN_MAX_SEGS, &batch);
   ioset_submit (&set, &batch);
+  /* mdadm --replace: a replacement running gets the write too. */
+  recovery_replace_write (a, &pl, op, mflags,
+                          op == MOP_WRITE ? buf : NULL, offset);
 
   /* Count, for every piece, the copies that took it.  A run that failed
    * fails its member (or the request, on a RAID 0) whichever of its
@@ -557,6 +560,7 @@ do_flush (struct raid_array *a)
         .op = MOP_FLUSH, .member = &a->members[i], .batch = &batch,
       };
   run_batch (ios, n, &batch);
+  recovery_replace_flush (a);
   for (i = 0; i < n; ++i) {
     if (ios[i].err == 0)
       continue;
