@@ -24,9 +24,12 @@
  *
  *   1. Every superblock must be one md would accept (mdsb_decode), sit
  *      where version 1.2 puts it, and fit its member (mdsb_check_member).
- *      Features raidsim does not keep up to date are refused: a
- *      write-intent bitmap, a recovery or reshape in progress, recorded
- *      bad blocks and the like, which md would trust later.
+ *      Features raidsim does not keep up to date are refused (the
+ *      features[] table below): a reshape or a replacement in progress,
+ *      recorded bad blocks, a journal and the like, which md would trust
+ *      later.  An internal write-intent bitmap (bitmap.c) and a recovery
+ *      in progress, by offset or from the bitmap (recovery.c), are kept
+ *      up to date and accepted.
  *   2. Every member has the same array UUID as the first, and the same
  *      shape (level, layout, chunk, members, size, data offset); a
  *      member of another array, or of a different shape, is refused.
