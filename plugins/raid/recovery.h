@@ -38,8 +38,11 @@
  *     remove_and_add_spares.
  *
  * The rebuild (md_do_sync's recovery): a background thread walks the
- * array in RECOVERY_REGION steps, holding each region's array range
- * (rangelock.h) so that no client write races it, reads every piece
+ * array in RECOVERY_REGION regions, up to RECOVERY_INFLIGHT of them
+ * copied at once by a pool of threads (recwindow.h), each holding its
+ * region's array range (rangelock.h) so that no client write races
+ * it; a position passes a region only once every region below it is
+ * copied too.  Each region: it reads every piece
  * from a copy that is in sync and writes it to the copies on the members
  * being rebuilt.  Client writes go to a member being rebuilt as to any
  * other; reads are served from it only below its recovery position,
@@ -71,7 +74,16 @@
 #include "member.h"
 
 #define RECOVERY_REGION (UINT64_C (1) << 20)
-#define RECOVERY_LANES 2        /* regions rebuilt at once */
+/* Regions being copied at once, by as many threads (the walk's own
+ * and RECOVERY_INFLIGHT - 1 of a pool started for each pass): on
+ * tmpfs a member I/O runs in the thread that asks for it, so one
+ * thread alone leaves the other cores idle, and the reads of one
+ * region overlap the writes of another (docs/performance.md).  At most
+ * RECWINDOW_MAX (recwindow.h).
+ */
+#ifndef RECOVERY_INFLIGHT
+#define RECOVERY_INFLIGHT 4
+#endif
 #define RAID_MAX_SPARES 8
 
 struct raid_array;
