@@ -896,7 +896,7 @@ rebuild_region (struct lane *l)
                   PRIu64, l->offset, l->len);
 }
 
-/* The copy pool of one recovery pass: RECOVERY_INFLIGHT - 1 threads,
+/* The copy pool of one recovery pass: RECOVERY_COPIERS - 1 threads,
  * started once per pass, and the walk's own thread, which copies too
  * while it waits for the window's head.  Regions go in in ascending
  * order (recwindow.h); each copier takes the lowest one not taken.  No
@@ -904,6 +904,10 @@ rebuild_region (struct lane *l)
  * that finishes one takes the next at once, so that the reads of one
  * region overlap the writes of another.
  */
+_Static_assert (RECOVERY_INFLIGHT <= RECWINDOW_MAX,
+                "the window holds RECOVERY_INFLIGHT regions");
+_Static_assert (RECOVERY_COPIERS >= 1, "the walk's thread copies");
+
 struct copy_pool {
   struct raid_array *a;
   uint32_t set, bm;
@@ -913,8 +917,8 @@ struct copy_pool {
   struct rec_window w;
   bool quit;
   unsigned nthreads;
-  pthread_t thread[RECOVERY_INFLIGHT];
-  char *buf[RECOVERY_INFLIGHT]; /* buf[0] is the walk's own */
+  pthread_t thread[RECOVERY_COPIERS];
+  char *buf[RECOVERY_COPIERS]; /* buf[0] is the walk's own */
 };
 
 /* Copy region r (taken, under no lock) with buf; then mark it done. */
@@ -984,7 +988,7 @@ pool_start (struct copy_pool *p, struct raid_array *a, uint32_t set,
   pthread_mutex_init (&p->lock, NULL);
   pthread_cond_init (&p->work, NULL);
   pthread_cond_init (&p->done, NULL);
-  for (i = 1; i < RECOVERY_INFLIGHT; ++i) {
+  for (i = 1; i < RECOVERY_COPIERS; ++i) {
     struct copier *c = malloc (sizeof *c);
     char *buf = malloc (RECOVERY_REGION);
 
