@@ -116,6 +116,10 @@ wait_done ()
 rebuild_start sync-speed-min=1000000000 sync-speed-max=1000000000
 wait_done
 t_outside=$(echo "$(now) - $T0" | bc -l)
+# The server's CPU time (user + sys, all its threads) from its start to
+# the rebuild's end: fields 14 and 15 of /proc/PID/stat, in clock ticks.
+read -r -a st <"/proc/$SERVE_PID/stat"
+cpu=$(echo "(${st[13]} + ${st[14]}) / $(getconf CLK_TCK)" | bc -l)
 # The plugin's own clock, from the thread's start to its end: the
 # script's (above) adds nbdkit's start and the first connection.
 t_rebuild=$(sed -n 's/.*recovery: done: .* bytes in \([0-9.]*\) s.*/\1/p' log)
@@ -132,6 +136,8 @@ ratio=$(echo "$r_rebuild / $r_copy" | bc -l)
 verdict=MISS; [ "$(echo "$ratio >= 0.8" | bc -l)" = 1 ] && verdict=PASS
 printf '%s: rebuild of a %d MiB RAID 1: %.2f s (%.0f MiB/s; %.2f s from nbdkit'"'"'s start); nbdcopy a.img c.img: %.2f s (%.0f MiB/s); ratio %.2f (target >= 0.8): %s\n' \
   "$RAIDSIM_PROG" $(( array >> 20 )) "$t_rebuild" "$r_rebuild" "$t_outside" "$t_copy" "$r_copy" "$ratio" "$verdict"
+printf '%s: server CPU (user+sys) from its start to the rebuild'"'"'s end: %.2f s, %.2f s per GiB rebuilt\n' \
+  "$RAIDSIM_PROG" "$cpu" "$(echo "$cpu * 1073741824 / $array" | bc -l)"
 rm -f c.img
 
 # 2. Foreground throughput during a rebuild.

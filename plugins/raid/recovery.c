@@ -45,6 +45,7 @@
 #include "params.h"
 #include "plan.h"
 #include "recovery.h"
+#include "recwindow.h"
 #include "request.h"
 #include "throttle.h"
 
@@ -843,21 +844,20 @@ struct lane {
   uint64_t copied;              /* array bytes rebuilt */
   char *buf;
   bool ok;
-  pthread_t thread;
 };
 
 static uint32_t live_set (struct raid_array *a, uint32_t set);
 
-static void *
-rebuild_region (void *arg)
+static void
+rebuild_region (struct lane *l)
 {
-  struct lane *l = arg;
   struct raid_array *a = l->a;
   struct range_hold hold;
   struct plan pl;
   size_t i;
 
   l->ok = true;
+  l->copied = 0;
   range_acquire (&a->write_ranges, &hold, l->offset, l->len);
   if (plan_build (&pl, a->geom, l->offset, l->len) == -1) {
     nbdkit_error ("recovery: array offset %" PRIu64 ": %m", l->offset);
@@ -894,7 +894,167 @@ rebuild_region (void *arg)
   if (raid_debug_recovery)
     nbdkit_debug ("raid: recovery: array offset %" PRIu64 " length %"
                   PRIu64, l->offset, l->len);
+}
+
+/* The copy pool of one recovery pass: RECOVERY_COPIERS - 1 threads,
+ * started once per pass, and the walk's own thread, which copies too
+ * while it waits for the window's head.  Regions go in in ascending
+ * order (recwindow.h); each copier takes the lowest one not taken.  No
+ * barrier between regions and no thread started per region: a copier
+ * that finishes one takes the next at once, so that the reads of one
+ * region overlap the writes of another.
+ */
+_Static_assert (RECOVERY_INFLIGHT <= RECWINDOW_MAX,
+                "the window holds RECOVERY_INFLIGHT regions");
+_Static_assert (RECOVERY_COPIERS >= 1, "the walk's thread copies");
+
+struct copy_pool {
+  struct raid_array *a;
+  uint32_t set, bm;
+  pthread_mutex_t lock;
+  pthread_cond_t work;          /* a region to take, or quit */
+  pthread_cond_t done;          /* a region done */
+  struct rec_window w;
+  bool quit;
+  unsigned nthreads;
+  pthread_t thread[RECOVERY_COPIERS];
+  char *buf[RECOVERY_COPIERS]; /* buf[0] is the walk's own */
+};
+
+/* Copy region r (taken, under no lock) with buf; then mark it done. */
+static void
+pool_copy (struct copy_pool *p, struct rec_region *r, char *buf)
+{
+  struct lane l = {
+    .a = p->a, .offset = r->offset, .len = r->len, .set = p->set,
+    .bm = p->bm, .buf = buf,
+  };
+
+  rebuild_region (&l);
+  pthread_mutex_lock (&p->lock);
+  r->copied = l.copied;
+  r->ok = l.ok;
+  r->done = true;
+  pthread_cond_broadcast (&p->done);
+  pthread_mutex_unlock (&p->lock);
+}
+
+struct copier {
+  struct copy_pool *p;
+  char *buf;
+};
+
+static void *
+copier_thread (void *arg)
+{
+  struct copy_pool *p = ((struct copier *) arg)->p;
+  char *buf = ((struct copier *) arg)->buf;
+  struct rec_region *r;
+
+  free (arg);
+  pthread_mutex_lock (&p->lock);
+  for (;;) {
+    while (!p->quit && (r = recwindow_take (&p->w)) == NULL)
+      pthread_cond_wait (&p->work, &p->lock);
+    if (p->quit)
+      break;
+    pthread_mutex_unlock (&p->lock);
+    pool_copy (p, r, buf);
+    pthread_mutex_lock (&p->lock);
+  }
+  pthread_mutex_unlock (&p->lock);
   return NULL;
+}
+
+/* Returns -1 (logged) if not even the walk's own buffer could be had;
+ * copier threads that cannot start are done without.
+ */
+static int
+pool_start (struct copy_pool *p, struct raid_array *a, uint32_t set,
+            uint32_t bm)
+{
+  unsigned i;
+
+  memset (p, 0, sizeof *p);
+  p->a = a;
+  p->set = set;
+  p->bm = bm;
+  recwindow_init (&p->w);
+  p->buf[0] = malloc (RECOVERY_REGION);
+  if (p->buf[0] == NULL) {
+    nbdkit_error ("recovery: %m");
+    return -1;
+  }
+  pthread_mutex_init (&p->lock, NULL);
+  pthread_cond_init (&p->work, NULL);
+  pthread_cond_init (&p->done, NULL);
+  for (i = 1; i < RECOVERY_COPIERS; ++i) {
+    struct copier *c = malloc (sizeof *c);
+    char *buf = malloc (RECOVERY_REGION);
+
+    if (c == NULL || buf == NULL) {
+      free (c);
+      free (buf);
+      break;
+    }
+    *c = (struct copier) { .p = p, .buf = buf };
+    if (pthread_create (&p->thread[p->nthreads], NULL, copier_thread, c)) {
+      free (c);
+      free (buf);
+      break;
+    }
+    p->buf[++p->nthreads] = buf;
+  }
+  return 0;
+}
+
+/* The window is empty: stop the threads. */
+static void
+pool_stop (struct copy_pool *p)
+{
+  unsigned i;
+
+  pthread_mutex_lock (&p->lock);
+  p->quit = true;
+  pthread_cond_broadcast (&p->work);
+  pthread_mutex_unlock (&p->lock);
+  for (i = 0; i < p->nthreads; ++i)
+    pthread_join (p->thread[i], NULL);
+  for (i = 0; i <= p->nthreads; ++i)
+    free (p->buf[i]);
+  pthread_cond_destroy (&p->done);
+  pthread_cond_destroy (&p->work);
+  pthread_mutex_destroy (&p->lock);
+}
+
+/* Wait for the window's head (the walk's thread copies any region not
+ * yet taken meanwhile) and pop it into *out.
+ */
+static void
+pool_pop (struct copy_pool *p, struct rec_region *out)
+{
+  struct rec_region *r;
+
+  pthread_mutex_lock (&p->lock);
+  while (!recwindow_pop (&p->w, out)) {
+    if ((r = recwindow_take (&p->w)) != NULL) {
+      pthread_mutex_unlock (&p->lock);
+      pool_copy (p, r, p->buf[0]);
+      pthread_mutex_lock (&p->lock);
+    }
+    else
+      pthread_cond_wait (&p->done, &p->lock);
+  }
+  pthread_mutex_unlock (&p->lock);
+}
+
+static void
+pool_push (struct copy_pool *p, uint64_t offset, uint64_t len)
+{
+  pthread_mutex_lock (&p->lock);
+  recwindow_push (&p->w, offset, len);
+  pthread_cond_signal (&p->work);
+  pthread_mutex_unlock (&p->lock);
 }
 
 /* Record each member's position in its superblock (meta.lock held). */
@@ -954,14 +1114,14 @@ recover (struct raid_array *a)
   struct raid_recovery *rec = &a->rec;
   struct raid_sync *s = &a->sync;
   uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX;
-  uint64_t t0, checkpoint, copied = 0;
+  uint64_t t0, checkpoint, cursor, copied = 0, popped = 0;
   struct throttle t;
+  struct copy_pool pool;
   uint32_t set = live_set (a, UINT32_MAX);
   uint32_t bm = set & atomic_load (&rec->from_bitmap);
   unsigned r, next_tenth;
-  bool interrupted = false;
+  bool interrupted = false, stopping = false, lost = false;
   char who[512];
-  char *buf;
 
   if (set == 0)
     return;
@@ -970,11 +1130,8 @@ recover (struct raid_array *a)
       pos = atomic_load (&rec->pos[r]);
   pos = pos / RECOVERY_REGION * RECOVERY_REGION;
   checkpoint = pos;
-  buf = malloc (RECOVERY_LANES * RECOVERY_REGION);
-  if (buf == NULL) {
-    nbdkit_error ("recovery: %m");
+  if (pool_start (&pool, a, set, bm) == -1)
     return;
-  }
   names (a, set, who, sizeof who);
   nbdkit_error ("recovery: rebuilding member %s from array offset %" PRIu64
                 " of %" PRIu64 " (sync-speed-min=%lu sync-speed-max=%lu "
@@ -1005,63 +1162,63 @@ recover (struct raid_array *a)
                   params.sync_speed_max, copied);
   next_tenth = pos * 10 / size + 1;
 
-  while (pos < size && set) {
-    struct lane lane[RECOVERY_LANES];
-    uint64_t len = 0;
-    unsigned nl, l;
-    bool lost = false;
+  /* Regions go into the pool's window in ascending order, up to
+   * RECOVERY_INFLIGHT at once, and come back out of it in that order
+   * (recwindow.h): after each, the positions pass it, the checkpoint
+   * and the throttle are looked at, as after each region before.  What
+   * comes out above a region that had no copy to read (lost) never
+   * moves a position; nothing more goes in after it, or once the walk
+   * is to stop; the regions in flight are waited for in all cases.
+   */
+  cursor = pos;
+  for (;;) {
+    struct rec_region done;
 
-    /* Only members re-added from the bitmap: regions without a chunk
-     * whose bit is set hold nothing to rebuild and are passed over.
-     */
-    if (bm && bm == set) {
-      uint64_t next = bitmap_next_dirty (a, pos, size);
+    while (!lost && !stopping && pool.w.count < RECOVERY_INFLIGHT &&
+           cursor < size && set) {
+      uint64_t len;
 
-      next = next >= size ? size : next / RECOVERY_REGION * RECOVERY_REGION;
-      if (next > pos) {
-        pos = next;
-        if (pos >= size)
+      /* Only members re-added from the bitmap: regions without a chunk
+       * whose bit is set hold nothing to rebuild and are passed over.
+       */
+      if (bm && bm == set) {
+        uint64_t next = bitmap_next_dirty (a, cursor, size);
+
+        next = next >= size ? size
+          : next / RECOVERY_REGION * RECOVERY_REGION;
+        if (next > cursor)
+          cursor = next;
+        if (cursor >= size)
           break;
       }
+      len = size - cursor < RECOVERY_REGION ? size - cursor : RECOVERY_REGION;
+      pool_push (&pool, cursor, len);
+      cursor += len;
     }
-    /* RECOVERY_LANES regions at once, each in its own thread but the
-     * first: a member I/O on tmpfs runs in the thread that asks for
-     * it, so one thread alone would leave the other cores idle.
-     */
-    for (nl = 0; nl < RECOVERY_LANES && pos + len < size; ++nl) {
-      uint64_t off = pos + len;
-      lane[nl] = (struct lane) {
-        .a = a, .offset = off, .set = set, .bm = bm,
-        .buf = buf + nl * RECOVERY_REGION,
-        .len = size - off < RECOVERY_REGION ? size - off : RECOVERY_REGION,
-      };
-      len += lane[nl].len;
+    if (pool.w.count == 0) {
+      /* Everything that went in is out: only regions passed over lie
+       * between pos and cursor.
+       */
+      if (!lost && set && cursor > pos)
+        pos = cursor;
+      break;
     }
-    for (l = 1; l < nl; ++l)
-      if (pthread_create (&lane[l].thread, NULL, rebuild_region,
-                          &lane[l]) != 0)
-        rebuild_region (&lane[l]), lane[l].thread = 0;
-    rebuild_region (&lane[0]);
-    for (l = 1; l < nl; ++l)
-      if (lane[l].thread)
-        pthread_join (lane[l].thread, NULL);
-    for (l = 0; l < nl; ++l) {
-      lost |= !lane[l].ok;
-      copied += lane[l].copied;
-    }
+    pool_pop (&pool, &done);
+    copied += done.copied;
     set = live_set (a, set);
-    if (!lost)
-      for (r = 0; r < a->nmembers; ++r)
-        if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos + len)
-          atomic_store_explicit (&rec->pos[r], pos + len,
-                                 memory_order_release);
-    if (lost) {
+    if (lost)
+      continue;
+    if (!done.ok) {
+      lost = true;
       names (a, set, who, sizeof who);
       nbdkit_error ("recovery: stopped at array offset %" PRIu64 ": member "
                     "%s stays out of sync above it", pos, who);
-      break;
+      continue;
     }
-    pos += len;
+    pos = done.offset + done.len;
+    for (r = 0; r < a->nmembers; ++r)
+      if ((set & BIT (r)) && atomic_load (&rec->pos[r]) < pos)
+        atomic_store_explicit (&rec->pos[r], pos, memory_order_release);
 
     /* A checkpoint: what is rebuilt is on disk, then the superblocks
      * say how far.
@@ -1080,7 +1237,16 @@ recover (struct raid_array *a)
     s->synced = copied;
     s->rate = throttle_rate_now (&t, copied);
     pthread_mutex_unlock (&a->meta.lock);
-    throttle_pace (&t, copied, throttle_sleep, rec);
+    if (stopping)
+      continue;
+    /* The throttle is looked at once per window's worth of regions
+     * (RECOVERY_INFLIGHT), and after the last: how far a walk held back
+     * goes before its first wait does not depend on how the copies
+     * finish (only this thread pushes and pops: count is its own).
+     */
+    if (++popped % RECOVERY_INFLIGHT == 0 ||
+        (pool.w.count == 0 && cursor >= size))
+      throttle_pace (&t, copied, throttle_sleep, rec);
     /* A member failed, or a spare came: start again with it, from the
      * lowest position, as md restarts its recovery.
      */
@@ -1088,10 +1254,10 @@ recover (struct raid_array *a)
     if (rec->stop || (rec->wake && (any_ready_locked (rec) ||
                                     (live_set (a, UINT32_MAX) & ~set)))) {
       interrupted = !rec->stop;
-      pthread_mutex_unlock (&rec->lock);
-      break;
+      stopping = true;
     }
-    rec->wake = false;          /* no spare to take in: nothing to do */
+    else
+      rec->wake = false;        /* no spare to take in: nothing to do */
     pthread_mutex_unlock (&rec->lock);
     if (pos * 10 / size >= next_tenth && pos < size) {
       nbdkit_error ("recovery: %u%% done (%" PRIu64 " of %" PRIu64
@@ -1099,7 +1265,7 @@ recover (struct raid_array *a)
       next_tenth = pos * 10 / size + 1;
     }
   }
-  free (buf);
+  pool_stop (&pool);
 
   set = live_set (a, set);
   if (pos >= size && set) {

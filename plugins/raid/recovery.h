@@ -38,8 +38,11 @@
  *     remove_and_add_spares.
  *
  * The rebuild (md_do_sync's recovery): a background thread walks the
- * array in RECOVERY_REGION steps, holding each region's array range
- * (rangelock.h) so that no client write races it, reads every piece
+ * array in RECOVERY_REGION regions, up to RECOVERY_INFLIGHT of them
+ * in flight, copied by a pool of threads (recwindow.h), each holding its
+ * region's array range (rangelock.h) so that no client write races
+ * it; a position passes a region only once every region below it is
+ * copied too.  Each region: it reads every piece
  * from a copy that is in sync and writes it to the copies on the members
  * being rebuilt.  Client writes go to a member being rebuilt as to any
  * other; reads are served from it only below its recovery position,
@@ -71,7 +74,23 @@
 #include "member.h"
 
 #define RECOVERY_REGION (UINT64_C (1) << 20)
-#define RECOVERY_LANES 2        /* regions rebuilt at once */
+/* Regions in flight at once (the window, recwindow.h; at most
+ * RECWINDOW_MAX), and the threads that copy them: the walk's own and
+ * RECOVERY_COPIERS - 1 of a pool started for each pass.  On tmpfs a
+ * member I/O runs in the thread that asks for it, so one thread alone
+ * leaves the other core idle, while the reads of one region overlap
+ * the writes of another; writes into one file take its inode lock in
+ * turn, so more copiers than cores only spin on it (2 beat 3 and 4 on
+ * this 2-core machine, docs/performance.md).  A window wider than the
+ * copiers keeps a copier that finishes from waiting for the walk to
+ * pop.  The throttle is looked at every RECOVERY_INFLIGHT regions.
+ */
+#ifndef RECOVERY_INFLIGHT
+#define RECOVERY_INFLIGHT 4
+#endif
+#ifndef RECOVERY_COPIERS
+#define RECOVERY_COPIERS 2
+#endif
 #define RAID_MAX_SPARES 8
 
 struct raid_array;

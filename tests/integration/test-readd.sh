@@ -38,12 +38,19 @@
 #           the 4K write missing).
 # resume    the member failed again, 1M written at 5.5M and at 25.5M, a
 #           byte changed in chunk 28; restarted with sync-speed-min=50
-#           and -max=50, the re-add copies chunks 5 and 6, records 7M
-#           with the bitmap flag (mdadm: Feature Map 0x83, Recovery
-#           Offset 14336 sectors) and waits for the speed limit; three
-#           sweeps later the 4 bits are still set; killed -9, restarted:
-#           the recovery goes on from 7M from the bitmap, 2097152 bytes
-#           (chunks 25 and 26), and the byte in chunk 28 is left alone.
+#           and -max=50, the re-add's window (RECOVERY_INFLIGHT = 4
+#           regions of 1M, recovery.h) takes the 4 dirty chunks 5, 6,
+#           25 and 26; they come out in that order, each moving the
+#           position to its end, with a checkpoint whenever it has moved
+#           by 1/16 of the array (31M / 16 < 2M) since the last: at 6M,
+#           not at 7M (1M later), at 26M, not at 27M; the throttle, looked
+#           at after the 4th, waits (4M at 50 KiB/s: 82 s).  So it
+#           records 26M with the bitmap flag (mdadm: Feature Map 0x83,
+#           Recovery Offset 53248 sectors); three sweeps later the 4
+#           bits are still set; killed -9, restarted: the recovery goes
+#           on from 26M from the bitmap, 1048576 bytes (chunk 26), and
+#           the byte in chunk 28 is left alone.  (With the 2-region steps
+#           of before, the figure was 7M: chunks 5 and 6, then the wait.)
 #           Mutant killed: degraded() not counting members being rebuilt
 #           (the sweeps clear chunks 25 and 26 during the re-add).
 #
@@ -236,9 +243,11 @@ flip b-old.img $(( doff + 28 * MiB + 9 ))
 stop_pid "$SERVE_PID"
 : >nbdkit.log
 start a.img b-old.img sync-speed-min=50 sync-speed-max=50
-# The walk copies chunks 5 and 6, records how far (7M, with the bitmap
-# flag), then waits ~40 s for the speed limit: killed meanwhile, after
-# three sweeps that must not clear chunks 25 and 26.
+# The walk copies chunks 5, 6, 25 and 26 (its window of 4 regions),
+# records how far at 6M and 26M (each 1/16 of the array or more past the
+# last; 7M and 27M are not), with the bitmap flag, then waits ~80 s for
+# the speed limit: killed meanwhile, after three sweeps that must not
+# clear chunks 25 and 26 (the member is still out of sync).
 checkpointed () { [ "$(efield b-old.img 'Feature Map')" = 0x83 ]; }
 wait_until 20 "b-old.img's feature map is $(efield b-old.img 'Feature Map'), not 0x83" checkpointed
 s0=$(detail '$d->{bitmap}{sweeps}')
@@ -248,16 +257,16 @@ wait_until 30 "the bitmap daemon did not sweep 3 times" sweeps_past
 log_has "recovery: done" && fail "the walk was not held back by the speed limit"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
-[ "$(efield b-old.img 'Recovery Offset')" = "$(( 7 * MiB / 512 )) sectors" ] ||
+[ "$(efield b-old.img 'Recovery Offset')" = "$(( 26 * MiB / 512 )) sectors" ] ||
   fail "b-old.img's recovery offset is $(efield b-old.img 'Recovery Offset')"
 : >nbdkit.log
 start a.img b-old.img
 wait_until 30 "no recovery end in the log" log_has "recovery: done"
-log_has "member 1 (b-old.img) was being rebuilt: its recovery goes on from array offset $(( 7 * MiB ))" ||
-  fail "b-old.img's recovery did not go on from 7M"
-want=$(( 2 * MiB ))
-log_has "re-add: member 1 (b-old.img): $want bytes to resync of $size .*from array offset $(( 7 * MiB ))" ||
-  fail "the log does not say $want bytes to resync from 7M"
+log_has "member 1 (b-old.img) was being rebuilt: its recovery goes on from array offset $(( 26 * MiB ))" ||
+  fail "b-old.img's recovery did not go on from 26M"
+want=$(( 1 * MiB ))
+log_has "re-add: member 1 (b-old.img): $want bytes to resync of $size .*from array offset $(( 26 * MiB ))" ||
+  fail "the log does not say $want bytes to resync from 26M"
 log_has "re-add: done: $want bytes resynced of $size" ||
   fail "the log does not say $want bytes resynced"
 stop_pid "$SERVE_PID"

@@ -302,8 +302,8 @@ blank_run ()
     [ -z "$off" ] || break
     sleep 0.1
   done
-  # What the walk did before its first wait (RECOVERY_LANES regions):
-  # above 0, below the array's end.
+  # What the walk did before its first wait (the throttle is looked at
+  # after RECOVERY_INFLIGHT regions): above 0, below the array's end.
   off=${off% sectors}
   [ -n "$off" ] && [ "$off" -gt 0 ] && [ $(( off * 512 )) -lt "$SIZE_BYTES" ] ||
     fail "$d" "n.img: Recovery Offset '$off', want a position inside the array"
