@@ -80,30 +80,6 @@ member_move (struct member *to, struct member *from)
 }
 
 void
-batch_init (struct member_batch *b, unsigned count)
-{
-  pthread_mutex_init (&b->lock, NULL);
-  pthread_cond_init (&b->cond, NULL);
-  b->remaining = count;
-}
-
-void
-batch_wait (struct member_batch *b)
-{
-  pthread_mutex_lock (&b->lock);
-  while (b->remaining > 0)
-    pthread_cond_wait (&b->cond, &b->lock);
-  pthread_mutex_unlock (&b->lock);
-}
-
-void
-batch_destroy (struct member_batch *b)
-{
-  pthread_cond_destroy (&b->cond);
-  pthread_mutex_destroy (&b->lock);
-}
-
-void
 member_run_batch (struct member_io *ios, size_t n)
 {
   struct member_batch batch;
@@ -117,19 +93,6 @@ member_run_batch (struct member_io *ios, size_t n)
   member_submit_all (ios, n);
   batch_wait (&batch);
   batch_destroy (&batch);
-}
-
-/* The batch lives on the stack of the thread in batch_wait, which may
- * return and destroy it as soon as the lock is dropped: touch nothing
- * after the unlock.
- */
-static void
-batch_done (struct member_batch *b)
-{
-  pthread_mutex_lock (&b->lock);
-  if (--b->remaining == 0)
-    pthread_cond_broadcast (&b->cond);
-  pthread_mutex_unlock (&b->lock);
 }
 
 /* NBD members: libnbd reads and writes one contiguous buffer.  A run's
