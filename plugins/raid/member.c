@@ -41,7 +41,10 @@ member_open (struct member *m)
     }
   pthread_mutex_init (&m->slot_lock, NULL);
   pthread_cond_init (&m->slot_cond, NULL);
-  stats_init (&m->stats);
+  if (stats_init (&m->stats) == -1) {
+    nbdkit_error ("member %s: %m", m->name);
+    return -1;
+  }
   m->min_block = 1;
   return m->ops->open (m);
 }
@@ -63,8 +66,9 @@ member_read_early (struct member *m, void *buf, uint64_t length,
   return -1;
 }
 
-/* The locks and the statistics (which hold a lock) are made anew in
- * their new place: a pthread object may not be copied.
+/* The locks are made anew in their new place: a pthread object may not
+ * be copied.  The statistics' shards (with their locks) are on the heap
+ * and only change hands.
  */
 void
 member_move (struct member *to, struct member *from)
@@ -74,7 +78,6 @@ member_move (struct member *to, struct member *from)
   memcpy (to, from, sizeof *to);
   pthread_mutex_init (&to->slot_lock, NULL);
   pthread_cond_init (&to->slot_cond, NULL);
-  stats_init (&to->stats);
   if (to->ops->moved)
     to->ops->moved (to);
 }

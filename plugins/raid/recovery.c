@@ -448,6 +448,7 @@ spare_discard (struct member *m)
   int e = errno;
 
   m->ops->close (m);
+  stats_destroy (&m->stats);
   free (m->identity);
   free (m->backing);
   free (m->name);
@@ -535,6 +536,7 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
   spare_discard (m);
   return -1;
  free_name:
+  stats_destroy (&m->stats);   /* if member_open made them */
   free (m->name);
   memset (m, 0, sizeof *m);
   return -1;
