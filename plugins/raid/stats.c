@@ -27,8 +27,11 @@ stats_init (struct io_stats *s)
   long ncpus = sysconf (_SC_NPROCESSORS_CONF);
   unsigned i;
 
-  s->nshards = ncpus < 1 ? 1 :
-    ncpus > STATS_MAX_SHARDS ? STATS_MAX_SHARDS : (unsigned) ncpus;
+  /* A power of two, so that my_shard masks instead of dividing. */
+  for (s->nshards = 1;
+       s->nshards * 2 <= STATS_MAX_SHARDS && s->nshards * 2 <= ncpus;
+       s->nshards *= 2)
+    ;
   s->shard = aligned_alloc (SHARD_ALIGN, s->nshards * SHARD_SIZE);
   if (s->shard == NULL)
     return -1;
@@ -95,7 +98,7 @@ my_shard (struct io_stats *s)
 {
   int cpu = sched_getcpu ();
 
-  return shard_at (s, cpu < 0 ? 0 : (unsigned) cpu % s->nshards);
+  return shard_at (s, cpu < 0 ? 0 : (unsigned) cpu & (s->nshards - 1));
 }
 
 void

@@ -60,9 +60,9 @@ struct stats_counts {
 /* Every I/O of the array passes here, from every thread, and so does
  * every I/O of a member: one lock for them all made its cache line
  * travel between the CPUs twice per I/O, and had threads queue for it.
- * So the counts are kept in one shard per CPU (up to STATS_MAX_SHARDS),
- * each with its own lock, which only threads on that CPU take; a
- * snapshot adds them up.  The I/Os in flight must be counted at one
+ * So the counts are kept in one shard per CPU (up to STATS_MAX_SHARDS, a
+ * power of two; CPUs beyond that share), each with its own lock, which
+ * only threads on that CPU take; a snapshot adds them up.  The I/Os in flight must be counted at one
  * place to know their greatest number: an atomic counter, with the
  * greatest value it ever took beside it.
  */
