@@ -1,5 +1,8 @@
 /* nbdkit-raid-plugin: batches of member I/O.  See batch.h. */
 
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "batch.h"
 
 /* tests/unit/test-batch.c builds this file with BATCH_TEST_HOOKS, to
@@ -18,10 +21,19 @@ batch_init (struct member_batch *b, unsigned count)
   b->count = count;
   b->waiter = pthread_self ();
   b->done_here = 0;
+  b->shared = false;
+}
+
+void
+batch_share (struct member_batch *b)
+{
+  if (b->shared)
+    return;
   pthread_mutex_init (&b->lock, NULL);
   pthread_cond_init (&b->cond, NULL);
   b->done_elsewhere = 0;
   b->need = 0;
+  b->shared = true;
 }
 
 /* In another thread than the waiter's, the batch lives on the stack of
@@ -34,6 +46,14 @@ batch_done (struct member_batch *b)
   if (pthread_equal (pthread_self (), b->waiter)) {
     b->done_here++;
     return;
+  }
+  /* An I/O that reached another thread without batch_share: its lock
+   * was never made.  Stop here rather than lock garbage.
+   */
+  if (!b->shared) {
+    fprintf (stderr, "raid: batch_done in another thread on a batch "
+             "that was not shared\n");
+    abort ();
   }
   pthread_mutex_lock (&b->lock);
   if (++b->done_elsewhere == b->need)
@@ -63,6 +83,8 @@ batch_wait (struct member_batch *b)
 void
 batch_destroy (struct member_batch *b)
 {
+  if (!b->shared)
+    return;
   pthread_cond_destroy (&b->cond);
   pthread_mutex_destroy (&b->lock);
 }

@@ -14,6 +14,11 @@
  *   - batch_done in any other thread hands the completion over under
  *     the lock, and wakes the waiter if it is the last one it needs.
  *
+ * The lock and the condition variable are only made (batch_share) when
+ * the waiting thread is about to hand an I/O to another thread
+ * (member_submit): a batch run wholly in its own thread never pays for
+ * them.
+ *
  * batch_wait returns at once, without the lock, when the waiting thread
  * completed every I/O itself: then no other thread has touched or will
  * touch the batch, which lives on the waiter's stack.  Otherwise it
@@ -25,12 +30,14 @@
 #define RAID_BATCH_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 struct member_batch {
   unsigned count;               /* I/Os in the batch */
   pthread_t waiter;             /* the thread that called batch_init */
   unsigned done_here;           /* done by the waiter: only it reads or
                                  * writes this */
+  bool shared;                  /* batch_share has made lock and cond */
   /* Under lock: */
   pthread_mutex_t lock;
   pthread_cond_t cond;
@@ -41,6 +48,10 @@ struct member_batch {
 
 /* In the thread that will call batch_wait. */
 extern void batch_init (struct member_batch *b, unsigned count);
+/* In that thread too, before it hands one of the batch's I/Os to
+ * another thread, which may then call batch_done.
+ */
+extern void batch_share (struct member_batch *b);
 /* One I/O of b is done; in any thread, count times in all. */
 extern void batch_done (struct member_batch *b);
 extern void batch_wait (struct member_batch *b);

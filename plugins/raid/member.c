@@ -200,7 +200,10 @@ member_submit (struct member_io *io)
 {
   struct member *m = io->member;
 
-  if (member_start (io) && m->ops->submit (m, io) == -1)
+  if (!member_start (io))
+    return;
+  batch_share (io->batch);      /* a backend thread may complete it */
+  if (m->ops->submit (m, io) == -1)
     member_io_done (io, errno ? errno : EIO);
 }
 

@@ -108,6 +108,7 @@ waiter (void *arg)
   struct member_batch b;
 
   batch_init (&b, 2);
+  batch_share (&b);
   shared = &b;
   sem_post (&waiter_event);             /* b is made */
   sem_wait (&waiter_go);
@@ -165,6 +166,7 @@ sleeper (void *arg)
   struct member_batch b;
 
   batch_init (&b, 1);
+  batch_share (&b);
   shared = &b;
   batch_wait (&b);                      /* stops at wait-sleep first */
   batch_destroy (&b);
