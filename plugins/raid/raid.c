@@ -385,7 +385,9 @@ raid_unload (void)
       array.members[i].ops->close (&array.members[i]);
     free (array.members[i].identity);
     free (array.members[i].backing);
+    stats_destroy (&array.members[i].stats);
   }
+  stats_destroy (&array.stats);
   timing_stop ();
   recovery_close (&array);
   params_free ();
