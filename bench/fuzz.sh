@@ -62,7 +62,9 @@ done
 # keys without guessing them byte by byte.
 dict=$PWD/$build/afl.dict
 if [ ! -f "$build/build.ninja" ]; then
-  CC="$cc" meson setup "$build" -Dtests=enabled \
+  # No link-time optimization (the project's default): afl-cc
+  # instruments at compile time, and its LTO mode is another compiler.
+  CC="$cc" meson setup "$build" -Dtests=enabled -Db_lto=false \
     -Db_sanitize=address,undefined -Db_lundef=false \
     -Dc_args=-fno-sanitize-recover=all >"$build.setup.log" 2>&1 || {
     echo "fuzz.sh: meson setup failed; see $build.setup.log" >&2; exit 2; }

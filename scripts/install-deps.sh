@@ -24,6 +24,7 @@ packages=(
   mdadm              # test-mdadm.sh: real mdadm --examine reads our members
   blktrace           # blkparse: test-sim-trace.sh checks our blktrace reader
   bc                 # test-recovery.sh's and bench/rebuild.sh's arithmetic
+  valgrind           # test-leak.sh: a member's statistics are freed
 )
 
 if [ "$(id -u)" -eq 0 ]; then

@@ -311,13 +311,11 @@ detail_reply (struct raid_array *a, const char *message)
     struct member *m = &a->members[r];
     json_object *o = json_object_new_object ();
     const char *st = member_state (a, r);
-    uint64_t errors, reads, writes;
+    uint64_t errors, reads, writes, ops[MOP_COUNT];
 
-    pthread_mutex_lock (&m->stats.lock);
-    errors = m->stats.errors;
-    reads = m->stats.ops[MOP_READ];
-    writes = m->stats.ops[MOP_WRITE];
-    pthread_mutex_unlock (&m->stats.lock);
+    stats_totals (&m->stats, ops, &errors);
+    reads = ops[MOP_READ];
+    writes = ops[MOP_WRITE];
     if (strcmp (st, "active sync") == 0)
       working++;
     else if (strcmp (st, "faulty") == 0)

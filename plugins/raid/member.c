@@ -41,7 +41,10 @@ member_open (struct member *m)
     }
   pthread_mutex_init (&m->slot_lock, NULL);
   pthread_cond_init (&m->slot_cond, NULL);
-  stats_init (&m->stats);
+  if (stats_init (&m->stats) == -1) {
+    nbdkit_error ("member %s: %m", m->name);
+    return -1;
+  }
   m->min_block = 1;
   return m->ops->open (m);
 }
@@ -63,8 +66,9 @@ member_read_early (struct member *m, void *buf, uint64_t length,
   return -1;
 }
 
-/* The locks and the statistics (which hold a lock) are made anew in
- * their new place: a pthread object may not be copied.
+/* The locks are made anew in their new place: a pthread object may not
+ * be copied.  The statistics' shards (with their locks) are on the heap
+ * and only change hands.
  */
 void
 member_move (struct member *to, struct member *from)
@@ -74,33 +78,8 @@ member_move (struct member *to, struct member *from)
   memcpy (to, from, sizeof *to);
   pthread_mutex_init (&to->slot_lock, NULL);
   pthread_cond_init (&to->slot_cond, NULL);
-  stats_init (&to->stats);
   if (to->ops->moved)
     to->ops->moved (to);
-}
-
-void
-batch_init (struct member_batch *b, unsigned count)
-{
-  pthread_mutex_init (&b->lock, NULL);
-  pthread_cond_init (&b->cond, NULL);
-  b->remaining = count;
-}
-
-void
-batch_wait (struct member_batch *b)
-{
-  pthread_mutex_lock (&b->lock);
-  while (b->remaining > 0)
-    pthread_cond_wait (&b->cond, &b->lock);
-  pthread_mutex_unlock (&b->lock);
-}
-
-void
-batch_destroy (struct member_batch *b)
-{
-  pthread_cond_destroy (&b->cond);
-  pthread_mutex_destroy (&b->lock);
 }
 
 void
@@ -117,19 +96,6 @@ member_run_batch (struct member_io *ios, size_t n)
   member_submit_all (ios, n);
   batch_wait (&batch);
   batch_destroy (&batch);
-}
-
-/* The batch lives on the stack of the thread in batch_wait, which may
- * return and destroy it as soon as the lock is dropped: touch nothing
- * after the unlock.
- */
-static void
-batch_done (struct member_batch *b)
-{
-  pthread_mutex_lock (&b->lock);
-  if (--b->remaining == 0)
-    pthread_cond_broadcast (&b->cond);
-  pthread_mutex_unlock (&b->lock);
 }
 
 /* NBD members: libnbd reads and writes one contiguous buffer.  A run's
@@ -234,7 +200,10 @@ member_submit (struct member_io *io)
 {
   struct member *m = io->member;
 
-  if (member_start (io) && m->ops->submit (m, io) == -1)
+  if (!member_start (io))
+    return;
+  batch_share (io->batch);      /* a backend thread may complete it */
+  if (m->ops->submit (m, io) == -1)
     member_io_done (io, errno ? errno : EIO);
 }
 

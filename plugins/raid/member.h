@@ -47,6 +47,7 @@
 #include <sys/uio.h>
 
 #include "raidsim/readpolicy.h"
+#include "batch.h"
 #include "stats.h"
 
 enum member_op {
@@ -74,12 +75,6 @@ enum member_op {
  * devices, and NBD has no such error.
  */
 #define MEMBER_ESHRUNK ENXIO
-
-struct member_batch {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  unsigned remaining;
-};
 
 struct member;
 
@@ -275,10 +270,6 @@ extern int member_read_early (struct member *m, void *buf, uint64_t length,
  * but member_read_early, from *from to *to.
  */
 extern void member_move (struct member *to, struct member *from);
-
-extern void batch_init (struct member_batch *b, unsigned count);
-extern void batch_wait (struct member_batch *b);
-extern void batch_destroy (struct member_batch *b);
 
 extern void member_submit (struct member_io *io);
 /* Submit ios[0..n-1], all of one batch. */

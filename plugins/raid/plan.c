@@ -50,17 +50,21 @@ grow (void **arr, void *inline_arr, size_t *cap, size_t need, size_t elem)
   return 0;
 }
 
+/* Append piece p.  The inline arrays hold every request of up to
+ * PLAN_INLINE pieces, so grow is only called past them.
+ */
 static int
-plan_add (const struct raid_piece *p, void *opaque)
+plan_add (struct plan *pl, const struct raid_piece *p)
 {
-  struct plan *pl = opaque;
   struct piece *q;
 
-  if (grow ((void **) &pl->piece, pl->piece_inline, &pl->cap,
-            pl->npieces + 1, sizeof *pl->piece) == -1 ||
-      grow ((void **) &pl->copies, pl->copies_inline, &pl->copies_cap,
-            pl->ncopies + p->ncopies, sizeof *pl->copies) == -1)
-    return -2;
+  if ((pl->npieces + 1 > pl->cap &&
+       grow ((void **) &pl->piece, pl->piece_inline, &pl->cap,
+             pl->npieces + 1, sizeof *pl->piece) == -1) ||
+      (pl->ncopies + p->ncopies > pl->copies_cap &&
+       grow ((void **) &pl->copies, pl->copies_inline, &pl->copies_cap,
+             pl->ncopies + p->ncopies, sizeof *pl->copies) == -1))
+    return -1;
   q = &pl->piece[pl->npieces++];
   *q = (struct piece) {
     .offset = p->offset,
@@ -75,19 +79,31 @@ plan_add (const struct raid_piece *p, void *opaque)
   return 0;
 }
 
+/* The geometry's pieces one by one (raid_geom_map, as raid_geom_foreach
+ * walks them, without its callback: this runs for every request).  The
+ * first map checks the whole range against the array's size.
+ */
 int
 plan_build (struct plan *pl, const struct raid_geom *g,
             uint64_t offset, uint64_t count)
 {
+  struct raid_piece p;
   size_t i;
-  int r;
 
   plan_init (pl);
-  r = raid_geom_foreach (g, offset, count, plan_add, pl);
-  if (r != 0) {
-    plan_free (pl);
-    errno = r == -2 ? ENOMEM : EIO;
-    return -1;
+  while (count > 0) {
+    if (raid_geom_map (g, offset, count, &p) == -1) {
+      plan_free (pl);
+      errno = EIO;
+      return -1;
+    }
+    if (plan_add (pl, &p) == -1) {
+      plan_free (pl);
+      errno = ENOMEM;
+      return -1;
+    }
+    offset += p.length;
+    count -= p.length;
   }
   for (i = 0; i < pl->npieces; ++i)
     pl->piece[i].copy = &pl->copies[(uintptr_t) pl->piece[i].copy];

@@ -1,6 +1,6 @@
 /* nbdkit-raid-plugin: request planning.  A request's plan is the pieces
- * the geometry cuts it into (raid_geom_foreach), each with its copies;
- * plan_choose picks the copy every piece of a read takes (the core's
+ * the geometry cuts it into (raid_geom_map, piece by piece), each with
+ * its copies; plan_choose picks the copy every piece of a read takes (the core's
  * raid_read_choose); an ioset then groups the pieces that are contiguous
  * on one member into runs (raid_geom_runs), one member I/O each.
  *

@@ -227,7 +227,10 @@ raid_config_complete (void)
                           array.nmembers) == -1)
     return -1;
   warn_unused ();
-  stats_init (&array.stats);
+  if (stats_init (&array.stats) == -1) {
+    nbdkit_error ("stats: %m");
+    return -1;
+  }
   range_lock_init (&array.write_ranges);
   scrub_init (&array);
   /* The control socket is made now, so that a bad path fails the start
@@ -382,7 +385,9 @@ raid_unload (void)
       array.members[i].ops->close (&array.members[i]);
     free (array.members[i].identity);
     free (array.members[i].backing);
+    stats_destroy (&array.members[i].stats);
   }
+  stats_destroy (&array.stats);
   timing_stop ();
   recovery_close (&array);
   params_free ();

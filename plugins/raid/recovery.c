@@ -448,6 +448,7 @@ spare_discard (struct member *m)
   int e = errno;
 
   m->ops->close (m);
+  stats_destroy (&m->stats);
   free (m->identity);
   free (m->backing);
   free (m->name);
@@ -468,6 +469,11 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
   struct member_md md;
   const char *other;
 
+  /* A slot used before (a member removed after a spare replaced it)
+   * still owns its statistics' shards: nothing reads a free slot's
+   * statistics, so they go before member_open makes new ones.
+   */
+  stats_destroy (&m->stats);
   memset (m, 0, sizeof *m);
   m->index = a->nmembers + j;
   m->name = strdup (name);
@@ -535,6 +541,7 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
   spare_discard (m);
   return -1;
  free_name:
+  stats_destroy (&m->stats);   /* if member_open made them */
   free (m->name);
   memset (m, 0, sizeof *m);
   return -1;
@@ -1399,6 +1406,10 @@ recovery_close (struct raid_array *a)
   for (j = 0; j < RAID_MAX_SPARES; ++j) {
     struct member *m = &rec->spare[j];
 
+    /* A free slot may still own the shards of a member removed from
+     * it (spare_open frees them when the slot is used again).
+     */
+    stats_destroy (&m->stats);
     if (rec->state[j] == SPARE_FREE)
       continue;
     if (m->ops)

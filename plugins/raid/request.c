@@ -307,6 +307,7 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
   struct member_batch batch;
   unsigned max_segs = RAID_RUN_MAX_SEGS;
   size_t i, r, s;
+  bool retry;
   int err = 0;
 
   if (plan_build (&pl, a->geom, offset, count) == -1) {
@@ -339,6 +340,7 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
     ioset_submit (&set, &batch);
     max_segs = 1;               /* rounds after the first are retries */
 
+    retry = false;
     for (r = 0; r < set.nrun; ++r) {
       struct member_io *io = &set.io[r];
       struct member *m = io->member;
@@ -346,6 +348,7 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
 
       if (io->err == 0)
         continue;
+      retry = true;
       if (set.run[r].nsegs > 1) {
         for (s = set.run[r].first; s != RAID_SEG_END; s = set.next[s])
           pl.piece[set.seg_piece[s]].again = true;
@@ -374,6 +377,11 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
     }
     if (err)
       goto out;
+    /* Every run was read: nothing is left to choose (plan_choose would
+     * find every piece read and add nothing), so no second round.
+     */
+    if (!retry)
+      break;
   }
 
   repair (a, &pl);

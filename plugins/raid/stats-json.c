@@ -25,17 +25,6 @@ static const char *const op_keys[MOP_COUNT] = {
   [MOP_TRIM] = "trim", [MOP_FLUSH] = "flush",
 };
 
-/* A consistent copy, taken under the lock, so that the JSON is built
- * without holding up the I/O path.
- */
-static void
-snapshot (struct io_stats *s, struct io_stats *copy)
-{
-  pthread_mutex_lock (&s->lock);
-  *copy = *s;
-  pthread_mutex_unlock (&s->lock);
-}
-
 static json_object *
 latency_json (const struct raid_histogram *h)
 {
@@ -60,13 +49,15 @@ latency_json (const struct raid_histogram *h)
 static void
 add_stats (json_object *o, struct io_stats *live)
 {
-  struct io_stats *s = malloc (sizeof *s);
+  struct stats_snapshot *snap = malloc (sizeof *snap);
+  struct stats_counts *s = &snap->c;
   json_object *ops, *pieces, *bytes, *lat;
   int i;
 
-  if (s == NULL)
+  if (snap == NULL)
     return;
-  snapshot (live, s);
+  /* A copy, so that the JSON is built without holding up the I/O path. */
+  stats_snapshot (live, snap);
   ops = json_object_new_object ();
   pieces = json_object_new_object ();
   bytes = json_object_new_object ();
@@ -85,12 +76,12 @@ add_stats (json_object *o, struct io_stats *live)
   json_object_object_add (o, "bytes", bytes);
   json_object_object_add (o, "errors", json_object_new_uint64 (s->errors));
   json_object_object_add (o, "max_inflight",
-                          json_object_new_uint64 (s->max_inflight));
+                          json_object_new_uint64 (snap->max_inflight));
   lat = json_object_new_object ();
   json_object_object_add (lat, "read", latency_json (&s->lat_read));
   json_object_object_add (lat, "write", latency_json (&s->lat_write));
   json_object_object_add (o, "lat_ns", lat);
-  free (s);
+  free (snap);
 }
 
 static json_object *
@@ -212,13 +203,14 @@ stats_json_write (const char *path, const struct stats_source *src)
 static void
 summary_line (const char *what, struct io_stats *live, bool to_stderr)
 {
-  struct io_stats *s = malloc (sizeof *s);
+  struct stats_snapshot *snap = malloc (sizeof *snap);
+  struct stats_counts *s = &snap->c;
   char errs[48] = "";
   char line[1024];
 
-  if (s == NULL)
+  if (snap == NULL)
     return;
-  snapshot (live, s);
+  stats_snapshot (live, snap);
   /* Errors are named only when there were some, so that a clean run's
    * log holds no line a script would mistake for one.
    */
@@ -238,8 +230,8 @@ summary_line (const char *what, struct io_stats *live, bool to_stderr)
            raid_hist_percentile (&s->lat_write, 50),
            raid_hist_percentile (&s->lat_write, 99),
            s->ops[MOP_ZERO], s->ops[MOP_TRIM], s->ops[MOP_FLUSH],
-           errs, s->max_inflight);
-  free (s);
+           errs, snap->max_inflight);
+  free (snap);
   if (to_stderr)
     fprintf (stderr, "nbdkit: %s\n", line);
   else

@@ -40,31 +40,73 @@
 #define RAID_STATS_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "raidsim/histogram.h"
 
-struct io_stats {
-  pthread_mutex_t lock;
+/* The counts, in a shard and in a snapshot (the sum of the shards). */
+struct stats_counts {
   uint64_t ops[5];              /* by enum member_op */
   uint64_t pieces[5];           /* array pieces (chunks) the ops carried */
   uint64_t bytes[5];
   uint64_t errors;
-  unsigned inflight, max_inflight;
+  /* Filled with raid_hist_add: min, max, mean and percentiles, no
+   * standard deviation (which the JSON does not give).
+   */
   struct raid_histogram lat_read, lat_write;
 };
 
-extern void stats_init (struct io_stats *s);
+/* Every I/O of the array passes here, from every thread, and so does
+ * every I/O of a member: one lock for them all made its cache line
+ * travel between the CPUs twice per I/O, and had threads queue for it.
+ * So the counts are kept in one shard per CPU (up to STATS_MAX_SHARDS, a
+ * power of two; CPUs beyond that share), each with its own lock, which
+ * only threads on that CPU take; a snapshot adds them up.  The I/Os in flight must be counted at one
+ * place to know their greatest number: an atomic counter, with the
+ * greatest value it ever took beside it.
+ */
+#define STATS_MAX_SHARDS 8
+
+struct stats_shard {
+  pthread_mutex_t lock;
+  struct stats_counts c;
+};
+
+struct io_stats {
+  atomic_uint inflight, max_inflight;
+  unsigned nshards;
+  struct stats_shard *shard;    /* [nshards], each on its own cache lines */
+};
+
+/* Returns 0, or -1 with errno set (no memory). */
+extern int stats_init (struct io_stats *s);
 extern void stats_destroy (struct io_stats *s);
 /* Count an I/O starting; returns its start time. */
 extern uint64_t stats_start (struct io_stats *s);
 /* Count an I/O of op (enum member_op), length bytes and pieces array
- * pieces, started at start_ns, that ended with err (0 for success).  STATS_NOT_DONE ends it
- * without counting it at all.
+ * pieces, started at start_ns, that ended with err (0 for success).
+ * STATS_NOT_DONE ends it without counting it at all.
  */
 #define STATS_NOT_DONE (-1)
 extern void stats_done (struct io_stats *s, int op, uint64_t length,
                         unsigned pieces, uint64_t start_ns, int err);
 extern uint64_t stats_now_ns (void);
+
+/* A snapshot: the counts so far, each no less than in any earlier
+ * snapshot, and the greatest number of I/Os in flight.
+ */
+struct stats_snapshot {
+  struct stats_counts c;
+  unsigned max_inflight;
+};
+extern void stats_snapshot (struct io_stats *s, struct stats_snapshot *out);
+/* The ops and errors so far, without the histograms (cheaper). */
+extern void stats_totals (struct io_stats *s, uint64_t ops[5],
+                          uint64_t *errors);
+/* Requests done so far plus those in flight: while this changes, the
+ * array is busy (the background work's idle test).
+ */
+extern uint64_t stats_activity (struct io_stats *s);
 
 #endif /* RAID_STATS_H */

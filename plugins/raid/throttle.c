@@ -39,15 +39,7 @@ throttle_wait_ns (uint64_t bytes, uint64_t elapsed_ns, uint64_t min,
 static uint64_t
 requests (struct io_stats *s)
 {
-  uint64_t n = 0;
-  unsigned i;
-
-  pthread_mutex_lock (&s->lock);
-  for (i = 0; i < sizeof s->ops / sizeof s->ops[0]; ++i)
-    n += s->ops[i];
-  n += s->inflight;
-  pthread_mutex_unlock (&s->lock);
-  return n;
+  return stats_activity (s);
 }
 
 /* Whether clients have been busy since the last look. */

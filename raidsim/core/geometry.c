@@ -428,15 +428,18 @@ size_t
 raid_geom_runs (const struct raid_seg *seg, size_t n, unsigned max_segs,
                 struct raid_run *runs, size_t *next)
 {
-  /* The latest run of every member and its last segment. */
+  /* The latest run of every member and its last segment, valid for the
+   * members whose bit is set in open: most calls carry one or two
+   * segments (every 4K request is one), and clearing the arrays would
+   * cost more than grouping them.
+   */
   size_t open_run[RAID_MAX_MEMBERS], open_last[RAID_MAX_MEMBERS];
+  uint32_t open = 0;
   size_t i, nruns = 0;
-  unsigned m;
 
-  for (m = 0; m < RAID_MAX_MEMBERS; ++m)
-    open_run[m] = RAID_SEG_END;
   for (i = 0; i < n; ++i) {
-    size_t r = open_run[seg[i].member];
+    uint32_t bit = UINT32_C (1) << seg[i].member;
+    size_t r = (open & bit) ? open_run[seg[i].member] : RAID_SEG_END;
 
     next[i] = RAID_SEG_END;
     if (r != RAID_SEG_END &&
@@ -453,6 +456,7 @@ raid_geom_runs (const struct raid_seg *seg, size_t n, unsigned max_segs,
         .length = seg[i].length, .first = i, .nsegs = 1,
       };
       open_run[seg[i].member] = r;
+      open |= bit;
     }
     open_last[seg[i].member] = i;
   }

@@ -125,7 +125,7 @@ START_TEST (test_pace_busy)
   struct throttle t;
   uint64_t start;
 
-  stats_init (&clients);
+  ck_assert_int_eq (stats_init (&clients), 0);
   throttle_start (&t, &clients, 1024, 10240, 0);
   calls = 0;
   throttle_pace (&t, 4 * MiB, record, NULL);
