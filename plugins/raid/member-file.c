@@ -254,7 +254,11 @@ full_pwrite (int fd, const char *buf, uint64_t len, uint64_t offset,
 {
   while (len > 0) {
     struct iovec iov = { .iov_base = (void *) buf, .iov_len = len };
-    ssize_t n = pwritev2 (fd, &iov, 1, offset, fua ? RWF_DSYNC : 0);
+    /* pwrite when no flag is needed: the kernel takes it as one user
+     * buffer, without an iovec to copy in and walk.
+     */
+    ssize_t n = fua ? pwritev2 (fd, &iov, 1, offset, RWF_DSYNC)
+                    : pwrite (fd, buf, len, offset);
     if (n == -1 && errno == EINTR)
       continue;
     if (n <= 0) {

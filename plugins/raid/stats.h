@@ -62,9 +62,10 @@ struct stats_counts {
  * travel between the CPUs twice per I/O, and had threads queue for it.
  * So the counts are kept in one shard per CPU (up to STATS_MAX_SHARDS, a
  * power of two; CPUs beyond that share), each with its own lock, which
- * only threads on that CPU take; a snapshot adds them up.  The I/Os in flight must be counted at one
- * place to know their greatest number: an atomic counter, with the
- * greatest value it ever took beside it.
+ * in the main only threads on that CPU take (a thread that moves CPU
+ * meanwhile shares it once); a snapshot adds them up.  The I/Os in
+ * flight must be counted at one place to know their greatest number:
+ * an atomic counter, with the greatest value it ever took beside it.
  */
 #define STATS_MAX_SHARDS 8
 
