@@ -451,9 +451,30 @@ spare_discard (struct member *m)
   stats_destroy (&m->stats);
   free (m->identity);
   free (m->backing);
-  free (m->name);
-  memset (m, 0, sizeof *m);
+  memset (m, 0, sizeof *m);     /* its name stays in rec->names */
   errno = e;
+}
+
+/* Give m a copy of name, kept in rec->names until recovery_close. */
+static int
+keep_name (struct raid_recovery *rec, struct member *m, const char *name)
+{
+  char **names;
+
+  pthread_mutex_lock (&rec->lock);
+  names = realloc (rec->names, (rec->nnames + 1) * sizeof *names);
+  if (names != NULL) {
+    rec->names = names;
+    m->name = strdup (name);
+    if (m->name != NULL)
+      rec->names[rec->nnames++] = m->name;
+  }
+  pthread_mutex_unlock (&rec->lock);
+  if (names == NULL || m->name == NULL) {
+    nbdkit_error ("spare: %s: %m", name);
+    return -1;
+  }
+  return 0;
 }
 
 /* Open name into spare slot j and check it (spare_ready then makes it a
@@ -476,8 +497,7 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
   stats_destroy (&m->stats);
   memset (m, 0, sizeof *m);
   m->index = a->nmembers + j;
-  m->name = strdup (name);
-  if (m->name == NULL)
+  if (keep_name (rec, m, name) == -1)
     return -1;
   m->load = &rec->spare_load[j];
   memset (m->load, 0, sizeof *m->load);
@@ -487,12 +507,12 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
   if (m->name[0] == '\0' || strcasecmp (m->name, "missing") == 0) {
     nbdkit_error ("spare: '%s' is not a file, device or NBD URI", name);
     errno = EINVAL;
-    goto free_name;
+    goto clear;
   }
   if (member_open (m) == -1) {
     if (errno == 0)
       errno = EIO;
-    goto free_name;
+    goto clear;
   }
   if (same_member (a, m, &other)) {
     nbdkit_error ("spare: %s is %s, already in the array", name, other);
@@ -540,10 +560,9 @@ spare_open (struct raid_array *a, unsigned j, const char *name,
  close:
   spare_discard (m);
   return -1;
- free_name:
+ clear:
   stats_destroy (&m->stats);   /* if member_open made them */
-  free (m->name);
-  memset (m, 0, sizeof *m);
+  memset (m, 0, sizeof *m);     /* its name stays in rec->names */
   return -1;
 }
 
@@ -1416,13 +1435,14 @@ recovery_close (struct raid_array *a)
       m->ops->close (m);
     free (m->identity);
     free (m->backing);
-    /* A spare's own name; once swapped, a slot holds the name of the
-     * member it replaced, which may be params.c's: left alone.
-     */
-    if (rec->state[j] == SPARE_READY || rec->state[j] == SPARE_REPLACING)
-      free (m->name);
     rec->state[j] = SPARE_FREE;
   }
+  /* The names last: a slot's and a role's may be among them. */
+  for (size_t i = 0; i < rec->nnames; ++i)
+    free (rec->names[i]);
+  free (rec->names);
+  rec->names = NULL;
+  rec->nnames = 0;
 }
 
 const char *
@@ -1457,9 +1477,7 @@ recovery_remove_replaced (struct raid_array *a, unsigned j)
   m->identity = NULL;
   free (m->backing);
   m->backing = NULL;
-  /* Its name is the one it was given as a member (see recovery_close):
-   * left alone.
-   */
+  /* Its name stays: recovery_close frees it (rec->names). */
   pthread_mutex_lock (&a->meta.lock);
   pthread_mutex_lock (&rec->lock);
   rec->state[j] = SPARE_FREE;

@@ -150,6 +150,14 @@ struct raid_recovery {
    */
   uint8_t slot_used[MDSB_MAX_DEV_LIMIT / 8];
   bool started;
+  /* Every name a spare slot was opened with (strdup'd by spare_open),
+   * freed only by recovery_close.  A takeover swaps names between a
+   * role and a slot, and another thread (the statistics, the log) may
+   * be reading a role's name meanwhile, so none is freed while the
+   * plugin runs; one per add, bounded by what the user adds.
+   */
+  char **names;
+  size_t nnames;
 
   /* mdadm --replace (recovery_replace): the member of role repl_role
    * (-1: none) is copied to spare slot repl_slot while it serves.  Only
