@@ -57,6 +57,30 @@ die ()  { printf '%s: error: %s\n' "$RAIDSIM_PROG" "$*" >&2; exit 1; }
 # skip REASON: exit 77, which meson counts as a skipped test.
 skip () { printf '%s: SKIP: %s\n' "$RAIDSIM_PROG" "$*"; exit 77; }
 
+# show_logs FILE...: each FILE that exists, on stderr, each line headed
+# by the script's name and the file's, for a failure's report.
+show_logs ()
+{
+  local f
+  for f in "$@"; do
+    if [ -f "$f" ]; then
+      sed "s|^|$RAIDSIM_PROG:   ${f##*/}: |" "$f" >&2
+    fi
+  done
+}
+
+# wait_line FILE PATTERN SECONDS: until FILE has a line matching PATTERN
+# (grep's basic regular expression); status 1 if none came in SECONDS.
+wait_line ()
+{
+  local i
+  for (( i = 0; i < $3 * 10; i++ )); do
+    grep -q -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # ---- processes ----------------------------------------------------------
 
 # wait_for_file FILE PID SECONDS: wait until FILE is non-empty; fail if PID

@@ -98,18 +98,7 @@ MiB=$(( 1024 * 1024 ))
 
 uri () { echo "nbd+unix:///?socket=$1"; }
 
-show_log ()
-{
-  [ -f "$1/nbdkit.log" ] || return 0
-  sed "s|^|$RAIDSIM_PROG:   log: |" "$1/nbdkit.log" >&2
-}
-
-fail ()
-{
-  show_log "$1"
-  shift
-  die "$*"
-}
+fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
 
 # scenario NAME WHAT: a fresh directory for it, which is the working
 # directory from here on, so that members are named as a user would

@@ -49,11 +49,7 @@ at_exit rm -rf "$tmp"
 cd "$tmp"
 uri="nbd+unix:///?socket=$tmp/sock"
 
-fail ()
-{
-  [ -f nbdkit.log ] && sed "s|^|$RAIDSIM_PROG:   log: |" nbdkit.log >&2
-  die "$*"
-}
+fail () { show_logs nbdkit.log; die "$*"; }
 
 # bitmap_x MEMBER: mdadm -X of MEMBER's internal bitmap, cut out where
 # mdadm --examine says it is (mdadm -X reads regular files from 0).

@@ -95,11 +95,7 @@ at_exit rm -rf "$tmp"
 d=$tmp
 cd "$d"
 
-fail ()
-{
-  [ -f "$d/nbdkit.log" ] && sed "s|^|$RAIDSIM_PROG:   log: |" "$d/nbdkit.log" >&2
-  die "$*"
-}
+fail () { show_logs "$d/nbdkit.log"; die "$*"; }
 
 ctl () { "$RAIDSIM" control "$d/ctl" "$@"; }
 

@@ -50,24 +50,12 @@ d=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-leak.XXXXXX")
 at_exit rm -rf "$d"
 cd "$d"
 
-fail ()
-{
-  local f
-  for f in nbdkit.log valgrind.log; do
-    [ -f "$d/$f" ] && sed "s|^|$RAIDSIM_PROG:   $f: |" "$d/$f" >&2
-  done
-  die "$*"
-}
+fail () { show_logs "$d/nbdkit.log" "$d/valgrind.log"; die "$*"; }
 
 # wait_log TEXT SECONDS: until nbdkit's log has a line matching TEXT.
 wait_log ()
 {
-  local i
-  for (( i = 0; i < $2 * 10; i++ )); do
-    grep -q -- "$1" nbdkit.log 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "no \"$1\" in the log after $2 s"
+  wait_line nbdkit.log "$1" "$2" || fail "no \"$1\" in the log after $2 s"
 }
 
 ctl ()

@@ -87,11 +87,7 @@ cd "$tmp"
 uri="nbd+unix:///?socket=$tmp/sock"
 ctl=$tmp/ctl
 
-fail ()
-{
-  [ -f nbdkit.log ] && sed "s|^|$RAIDSIM_PROG:   log: |" nbdkit.log >&2
-  die "$*"
-}
+fail () { show_logs nbdkit.log; die "$*"; }
 
 # bitmap_x MEMBER: mdadm -X of MEMBER's internal bitmap, cut out where
 # mdadm --examine says it is (mdadm -X reads regular files from 0).

@@ -101,12 +101,7 @@ tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-recovery.XXXXXX")
 
 uri () { echo "nbd+unix:///?socket=$1"; }
 
-fail ()
-{
-  [ -f "$1/nbdkit.log" ] && sed "s|^|$RAIDSIM_PROG:   log: |" "$1/nbdkit.log" >&2
-  shift
-  die "$*"
-}
+fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
 
 # The data fio writes: a pattern of each block's offset, the same
 # whichever job writes it, so that the expected image is fio's own run
@@ -147,12 +142,8 @@ serve_bad ()
 # wait_log DIR TEXT SECONDS
 wait_log ()
 {
-  local i
-  for (( i = 0; i < $3 * 10; i++ )); do
-    grep -q -- "$2" "$1/nbdkit.log" && return 0
-    sleep 0.1
-  done
-  fail "$1" "no \"$2\" in the log after $3 s"
+  wait_line "$1/nbdkit.log" "$2" "$3" ||
+    fail "$1" "no \"$2\" in the log after $3 s"
 }
 
 # examine DIR MEMBER FIELD: a field of mdadm --examine (empty if none).

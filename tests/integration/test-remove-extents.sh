@@ -51,25 +51,7 @@ d=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-remove-extents.XXXXXX")
 at_exit rm -rf "$d"
 cd "$d"
 
-fail ()
-{
-  local f
-  for f in nbdkit.log member.log calls; do
-    [ -f "$d/$f" ] && sed "s|^|$RAIDSIM_PROG:   $f: |" "$d/$f" >&2
-  done
-  die "$*"
-}
-
-# wait_for PATTERN FILE SECONDS: until FILE has a line matching PATTERN.
-wait_for ()
-{
-  local i
-  for (( i = 0; i < $3 * 10; i++ )); do
-    grep -q -- "$1" "$2" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
+fail () { show_logs "$d/nbdkit.log" "$d/member.log" "$d/calls"; die "$*"; }
 
 truncate -s 16M a.img b.img
 mkfifo gate
@@ -105,7 +87,7 @@ at_exit exec 3>&-
 say "block status is held on member 1"
 nbdinfo --map "nbd+unix:///?socket=$d/sock" >map.out 2>map.err 3>&- &
 map_pid=$!
-wait_for extents-start calls 20 || fail "member 1 was never asked for block status"
+wait_line calls extents-start 20 || fail "member 1 was never asked for block status"
 
 say "fail 1, then remove 1 while the call is in flight"
 "$RAIDSIM" control "$d/ctl" fail 1 >fail.out 2>&1 3>&- ||
@@ -115,7 +97,7 @@ rm_pid=$!
 # Whichever comes first: remove waiting for the call (right), or remove
 # done while the call is still held (member 1 closed under it).
 waiting="member 1 (nbd+unix:.*): waiting for 0 I/O and 1 block status call(s) in flight"
-wait_for "$waiting\|hot removed member 1" nbdkit.log 20 ||
+wait_line nbdkit.log "$waiting\|hot removed member 1" 20 ||
   fail "remove neither waited nor ended"
 if grep -q "hot removed member 1" nbdkit.log; then
   fail "remove closed member 1 while a block status call on it was in flight"
@@ -129,7 +111,7 @@ echo go >&3
 wait "$rm_pid" || fail "remove 1: $(cat remove.out)"
 grep -q "hot removed member 1" remove.out || fail "remove 1 said: $(cat remove.out)"
 wait "$map_pid" || fail "nbdinfo --map: $(cat map.err)"
-wait_for close calls 20 || fail "member 1's connection was never closed"
+wait_line calls close 20 || fail "member 1's connection was never closed"
 [ "$(after_start)" = "extents-start extents-end close " ] ||
   fail "member 1 saw: $(after_start)"
 kill -0 "$RAID_PID" || fail "the plugin died"

@@ -65,11 +65,7 @@ uri="nbd+unix:///?socket=$tmp/sock"
 new_uri="nbd+unix:///?socket=$tmp/new.sock"
 ctl=$tmp/ctl
 
-fail ()
-{
-  [ -f nbdkit.log ] && sed "s|^|$RAIDSIM_PROG:   log: |" nbdkit.log >&2
-  die "$*"
-}
+fail () { show_logs nbdkit.log; die "$*"; }
 events () { mdadm --examine "$1" | sed -n 's/^ *Events : //p'; }
 detail ()
 {

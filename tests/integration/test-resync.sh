@@ -60,12 +60,7 @@ at_exit rm -rf "$tmp"
 
 uri () { echo "nbd+unix:///?socket=$1"; }
 
-fail ()
-{
-  [ -f "$1/nbdkit.log" ] && sed "s|^|$RAIDSIM_PROG:   log: |" "$1/nbdkit.log" >&2
-  shift
-  die "$*"
-}
+fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
 
 # state DIR MEMBER: mdadm's State line of MEMBER ("clean", "active").
 state ()
@@ -94,12 +89,8 @@ same_data ()
 # wait_log D TEXT SECONDS
 wait_log ()
 {
-  local i
-  for (( i = 0; i < $3 * 10; i++ )); do
-    grep -q -- "$2" "$1/nbdkit.log" && return 0
-    sleep 0.1
-  done
-  fail "$1" "no \"$2\" in the log after $3 s"
+  wait_line "$1/nbdkit.log" "$2" "$3" ||
+    fail "$1" "no \"$2\" in the log after $3 s"
 }
 
 # probe D: one read, retried while the server is coming up; the first

@@ -52,11 +52,7 @@ perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is missing"
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-scrub.XXXXXX")
 at_exit rm -rf "$tmp"
 
-fail ()
-{
-  [ -f "$d/nbdkit.log" ] && sed "s|^|$RAIDSIM_PROG:   log: |" "$d/nbdkit.log" >&2
-  die "$*"
-}
+fail () { show_logs "$d/nbdkit.log"; die "$*"; }
 
 jget ()
 {

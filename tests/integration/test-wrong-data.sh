@@ -132,17 +132,7 @@ logged ()
   grep -q -- "$2" "$1/nbdkit.log"
 }
 
-show_log ()
-{
-  sed "s|^|$RAIDSIM_PROG:   log: |" "$1/nbdkit.log" >&2
-}
-
-fail ()
-{
-  show_log "$1"
-  shift
-  die "$*"
-}
+fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
 
 scenario ()
 {
