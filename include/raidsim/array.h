@@ -108,6 +108,16 @@ extern int raidsim_array_flush (struct raidsim_array *a, raidsim_member_fn fn,
 extern void raidsim_array_cmd_sent (struct raidsim_array *a,
                                     const struct raidsim_member_cmd *cmd);
 
+/* The members' state has changed: failed and rebuild as in struct
+ * raidsim_array_params, and whether a resync is under way.  The nbdkit
+ * raid plugin's models follow its real array with this (timing.c), so
+ * that a member failed or being rebuilt there is treated so here.
+ * Commands already sent finish as before.
+ */
+extern void raidsim_array_set_state (struct raidsim_array *a,
+                                     uint32_t failed, uint32_t rebuild,
+                                     bool resync);
+
 /* How far the background stream has got: the members being rebuilt
  * hold good data below member offset pos; during a resync, array bytes
  * below pos are in sync.  UINT64_MAX once it is complete.

@@ -250,6 +250,21 @@ raid_config_complete (void)
 
 static void stats_source (struct stats_source *src);
 
+/* model= (timing.h): the members' state as the models must see it,
+ * read as a request arrives (the same atomics the request path reads).
+ */
+static void
+model_state (struct timing_state *st)
+{
+  uint64_t in_sync = sync_in_sync (&array.sync);
+
+  st->failed = failed_members (&array);
+  st->rebuild = recovery_unsynced (&array.rec) & ~st->failed;
+  st->resync = st->rebuild == 0 && array.sync.on && in_sync != UINT64_MAX;
+  st->sync_pos = st->rebuild ? recovery_rebuilt_below (&array, st->rebuild)
+    : st->resync ? in_sync : 0;
+}
+
 /* Threads and rings do not survive nbdkit's fork into the background,
  * so the backends start them here.
  */
@@ -268,7 +283,7 @@ raid_after_fork (void)
     return -1;
   if (control_start () == -1)
     return -1;
-  if (timing_start () == -1)
+  if (timing_start (model_state) == -1)
     return -1;
   if (params.stats_path)
     return stats_json_start (params.stats_path, stats_source);

@@ -100,6 +100,22 @@ member_pos (const struct raid_array *a, unsigned r, uint64_t p)
   return raid_geom_member_used (g, r);
 }
 
+uint64_t
+recovery_rebuilt_below (struct raid_array *a, uint32_t set)
+{
+  uint64_t below = UINT64_MAX;
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r)
+    if (set & BIT (r)) {
+      uint64_t m = member_pos (a, r, atomic_load (&a->rec.pos[r]));
+
+      if (m < below)
+        below = m;
+    }
+  return below;
+}
+
 /* The largest array offset, a multiple of RECOVERY_REGION, below which
  * every piece on role r lies below member offset m (bytes from
  * data_offset): where a recovery recorded as m goes on.

@@ -246,6 +246,11 @@ extern void recovery_stop (struct raid_array *a);
 /* raid_unload, after the members: close the spares. */
 extern void recovery_close (struct raid_array *a);
 
+/* model= (timing.h): the member offset (bytes past data_offset) below
+ * which every role in set, each being rebuilt, holds good data.
+ */
+extern uint64_t recovery_rebuilt_below (struct raid_array *a, uint32_t set);
+
 /* request.c: member i has just failed; a spare may take over. */
 extern void recovery_member_failed (struct raid_array *a, unsigned i);
 

@@ -137,6 +137,8 @@ static struct {
   unsigned nmembers;
   struct tmember m[RAID_MAX_MEMBERS];
   struct tcmd *free_cmds;
+  timing_state_fn state_fn;     /* the real array's state (timing.h) */
+  struct timing_state state;    /* as the RAID layer last took it */
 
   /* The limits (timing.h), under their own lock. */
   pthread_mutex_t stats_lock;
@@ -600,7 +602,7 @@ timing_thread (void *arg)
 }
 
 int
-timing_start (void)
+timing_start (timing_state_fn state)
 {
   const struct raidsim_array_config *ac = tm.ac;
   pthread_condattr_t attr;
@@ -651,6 +653,7 @@ timing_start (void)
     }
     tm.array_size = raidsim_array_size (tm.array);
   }
+  tm.state_fn = state;
   tm.ctl_ops = ac->ctl->ops;
   tm.ctl = tm.ctl_ops->create (ac->ctl->params, tm.nmembers);
   if (tm.ctl == NULL) {
@@ -753,6 +756,33 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
 /* A request (flush false) or a flush arrives: its member commands go
  * to the controller at the clock's reading.
  */
+/* With tm.lock held: the models' RAID layer takes the real array's
+ * state as it is now (timing.h).  A request that arrives after a
+ * member has failed is split as the degraded array splits it, as
+ * `raidsim run --set failed=N` splits it: its reads go to the copies
+ * that are left and its writes skip the failed member, so a degraded
+ * RAID 1 reads from one drive's queue, not two.
+ */
+static void
+follow_state (void)
+{
+  struct timing_state st;
+
+  if (tm.state_fn == NULL)
+    return;
+  tm.state_fn (&st);
+  if (st.failed != tm.state.failed || st.rebuild != tm.state.rebuild ||
+      st.resync != tm.state.resync) {
+    nbdkit_debug ("raid: model=: the members' state is now failed 0x%"
+                  PRIx32 ", rebuilding 0x%" PRIx32 "%s", st.failed,
+                  st.rebuild, st.resync ? ", resyncing" : "");
+    raidsim_array_set_state (tm.array, st.failed, st.rebuild, st.resync);
+  }
+  if (st.sync_pos != tm.state.sync_pos)
+    raidsim_array_sync_progress (tm.array, st.sync_pos);
+  tm.state = st;
+}
+
 static void
 begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
        uint64_t len)
@@ -769,6 +799,7 @@ begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
   pthread_mutex_lock (&tm.lock);
   ctx.now = model_now ();
   r->start = r->done = tm.t0 + ctx.now;
+  follow_state ();
   /* No commands (left stays 0): not timed, rather than not done; the
    * data path goes on.  Only allocation can fail here.
    */
@@ -930,8 +961,22 @@ hist_json (const struct raid_histogram *h)
   return o;
 }
 
+static json_object *
+members_json (uint32_t set)
+{
+  json_object *a = json_object_new_array ();
+  unsigned i;
+
+  for (i = 0; i < 32; ++i)
+    if (set & (UINT32_C (1) << i))
+      json_object_array_add (a, json_object_new_int (i));
+  return a;
+}
+
 /* "timing": { "model": PATH, "lookahead_ns": N, "spin_ns": N,
  *             "host_ns": N, "requests": N,
+ *             "failed": [ I... ], "rebuilding": [ I... ], "resync": B,
+ *                      the members' state the models last took
  *             "late":  { count, mean, p50, p99, max },  real I/O ended
  *                      after the model's time, by how much (ns)
  *             "error": { ... } }  the others: return minus model time
@@ -940,6 +985,7 @@ json_object *
 timing_json (void)
 {
   struct raid_histogram *late, *error;
+  struct timing_state st;
   json_object *o;
   uint64_t requests;
 
@@ -957,6 +1003,9 @@ timing_json (void)
   *error = tm.error;
   requests = tm.requests;
   pthread_mutex_unlock (&tm.stats_lock);
+  pthread_mutex_lock (&tm.lock);
+  st = tm.state;
+  pthread_mutex_unlock (&tm.lock);
 
   o = json_object_new_object ();
   json_object_object_add (o, "model", json_object_new_string (tm.path));
@@ -967,6 +1016,9 @@ timing_json (void)
   json_object_object_add (o, "host_ns", json_object_new_uint64
                           (raid_debug_timing_host_us * 1000ull));
   json_object_object_add (o, "requests", json_object_new_uint64 (requests));
+  json_object_object_add (o, "failed", members_json (st.failed));
+  json_object_object_add (o, "rebuilding", members_json (st.rebuild));
+  json_object_object_add (o, "resync", json_object_new_boolean (st.resync));
   json_object_object_add (o, "late", hist_json (late));
   json_object_object_add (o, "error", hist_json (error));
   free (late);

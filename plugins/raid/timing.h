@@ -27,6 +27,12 @@
  * copies it times, whichever the plugin read (the plugin's choice looks
  * at the real members' queues, which are not the modelled ones).
  *
+ * The models' RAID layer follows the real array's members (struct
+ * timing_state, read as each request arrives): a member failed or
+ * missing in the plugin is failed in the models, as the simulator's
+ * `failed` key makes it.  The plugin's own rebuild, resync and check
+ * I/O is not given to the models.
+ *
  * The emulator can only add latency.  A request whose real I/O ends
  * after the model's time is late: it returns at once, and is counted,
  * with by how much, in the statistics JSON ("timing") and the log
@@ -84,8 +90,25 @@ extern void timing_fill (struct raid_settings *s);
 extern int timing_check_array (enum raid_level level, uint64_t chunk,
                                unsigned copies, unsigned nmembers);
 
-/* Build the models and start the thread (after nbdkit's fork). */
-extern int timing_start (void);
+/* The real array's state, which the models' RAID layer follows: a
+ * member failed or missing (bit i: member i) is neither read nor
+ * written; a member being rebuilt is read only below sync_pos (bytes
+ * past its data offset, md's recovery_offset); during a resync, array
+ * bytes at or past sync_pos are read from their first live copy.  The
+ * simulator's own keys for these (failed, rebuild, resync) describe
+ * the same states (raidsim/engine/array.c).
+ */
+struct timing_state {
+  uint32_t failed, rebuild;
+  bool resync;
+  uint64_t sync_pos;
+};
+typedef void (*timing_state_fn) (struct timing_state *st);
+
+/* Build the models and start the thread (after nbdkit's fork).  state,
+ * called as each request arrives, gives the array's state then.
+ */
+extern int timing_start (timing_state_fn state);
 extern void timing_stop (void);
 
 /* True once model= was given. */

@@ -355,6 +355,15 @@ raidsim_array_cmd_sent (struct raidsim_array *a,
 }
 
 void
+raidsim_array_set_state (struct raidsim_array *a, uint32_t failed,
+                         uint32_t rebuild, bool resync)
+{
+  a->failed = failed;
+  a->rebuild = rebuild;
+  a->resync = resync;
+}
+
+void
 raidsim_array_sync_progress (struct raidsim_array *a, uint64_t pos)
 {
   a->sync_pos = pos;

@@ -32,6 +32,7 @@
 
 #include <json-c/json.h>
 
+#include "raidsim/array.h"
 #include "raidsim/sweep.h"
 
 #include "sim-test.h"
@@ -433,6 +434,95 @@ START_TEST (reads_avoid_what_is_not_in_sync)
 }
 END_TEST
 
+/* raidsim_array_set_state, which the plugin's timed models call as its
+ * real array changes (plugins/raid/timing.c): a RAID 1 of two 8 MiB
+ * members made healthy, with round-robin reads, alternates 4K reads
+ * between its members; told member 1 has failed, it reads and writes
+ * member 0 only, as an array made with failed = 1; told member 1 is
+ * back and rebuilt below member offset 1 MiB, it reads member 1 again
+ * below that and never above; told all is well, it alternates again.
+ * Mutants killed: set_state that ignores failed (reads reach member 1
+ * while it has failed), or rebuild (reads reach it above 1 MiB).
+ */
+struct per_member { uint64_t n[2]; };
+
+static int
+count_member (const struct raidsim_member_cmd *cmd, void *opaque)
+{
+  struct per_member *c = opaque;
+
+  c->n[cmd->member]++;
+  return 0;
+}
+
+/* 100 reads (or writes) of 4K from offset off on, each completed at once. */
+static struct per_member
+hundred (struct raidsim_array *a, enum raidsim_dir dir, uint64_t off)
+{
+  struct per_member c = { { 0, 0 } };
+  unsigned i;
+
+  for (i = 0; i < 100; ++i) {
+    struct per_member one = { { 0, 0 } };
+    unsigned m;
+
+    ck_assert_int_eq (raidsim_array_split (a, dir, off + i * 4 * KiB,
+                                           4 * KiB, count_member, &one), 0);
+    for (m = 0; m < 2; ++m) {
+      struct raidsim_member_cmd cmd = { m, off + i * 4 * KiB, 4 * KiB };
+      uint64_t k;
+
+      for (k = 0; k < one.n[m]; ++k)
+        raidsim_array_cmd_done (a, &cmd);
+      c.n[m] += one.n[m];
+    }
+  }
+  return c;
+}
+
+START_TEST (set_state_follows_the_members)
+{
+  uint64_t sizes[2] = { 8 << 20, 8 << 20 };
+  struct raidsim_array_params p = {
+    .level = RAID_LEVEL_1, .chunk = 64 * KiB, .nmembers = 2,
+    .member_size = sizes, .policy = RAID_READ_ROUND_ROBIN,
+  };
+  struct raidsim_array *a = raidsim_array_new (&p);
+  struct per_member c;
+
+  ck_assert_ptr_nonnull (a);
+  c = hundred (a, RAIDSIM_READ, 0);
+  ck_assert_uint_eq (c.n[0], 50);
+  ck_assert_uint_eq (c.n[1], 50);
+
+  raidsim_array_set_state (a, 1u << 1, 0, false);
+  c = hundred (a, RAIDSIM_READ, 0);
+  ck_assert_uint_eq (c.n[0], 100);
+  ck_assert_uint_eq (c.n[1], 0);
+  c = hundred (a, RAIDSIM_WRITE, 0);
+  ck_assert_uint_eq (c.n[0], 100);
+  ck_assert_uint_eq (c.n[1], 0);
+
+  raidsim_array_set_state (a, 0, 1u << 1, false);
+  raidsim_array_sync_progress (a, 1 << 20);
+  c = hundred (a, RAIDSIM_READ, 0);           /* below 1 MiB */
+  ck_assert_uint_eq (c.n[0], 50);
+  ck_assert_uint_eq (c.n[1], 50);
+  c = hundred (a, RAIDSIM_READ, 2 << 20);     /* above */
+  ck_assert_uint_eq (c.n[0], 100);
+  ck_assert_uint_eq (c.n[1], 0);
+  c = hundred (a, RAIDSIM_WRITE, 2 << 20);    /* written all the same */
+  ck_assert_uint_eq (c.n[0], 100);
+  ck_assert_uint_eq (c.n[1], 100);
+
+  raidsim_array_set_state (a, 0, 0, false);
+  c = hundred (a, RAIDSIM_READ, 2 << 20);
+  ck_assert_uint_eq (c.n[0], 50);
+  ck_assert_uint_eq (c.n[1], 50);
+  raidsim_array_free (a);
+}
+END_TEST
+
 /* Once the rebuild has passed a piece, the member rebuilt serves reads
  * of it.  A RAID 1 of 256 KiB members: the rebuild (no limit) releases
  * its 4 requests at 0; member 0 reads them over 100 .. 500 us, behind
@@ -646,6 +736,7 @@ sync_suite (void)
   tcase_add_test (tc, rebuild_busy_drain_gives_way_by_draining);
   tcase_add_test (tc, resync_reads_the_first_copy_and_writes_the_others);
   tcase_add_test (tc, reads_avoid_what_is_not_in_sync);
+  tcase_add_test (tc, set_state_follows_the_members);
   tcase_add_test (tc, rebuilt_member_serves_reads_once_rebuilt);
   tcase_add_test (tc, rebuild_raid10_reads_each_chunk_from_its_live_copy);
   suite_add_tcase (s, tc);
