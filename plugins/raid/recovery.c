@@ -47,6 +47,7 @@
 #include "recovery.h"
 #include "recwindow.h"
 #include "request.h"
+#include "syncio.h"
 #include "throttle.h"
 
 /* -D raid.recovery=1 logs every recovery region (nbdkit -v). */
@@ -844,7 +845,7 @@ rebuild_piece (struct raid_array *a, const struct piece *p, uint32_t targets,
       .offset = p->copy[src].offset, .length = p->length,
       .member = &a->members[mi],
     };
-    member_run_batch (ios, 1);
+    syncio_run (a, ios, 1);
     if (ios[0].err == 0)
       break;
     nbdkit_error ("recovery: member %u (%s) at offset %" PRIu64 ": %s; "
@@ -863,7 +864,7 @@ rebuild_piece (struct raid_array *a, const struct piece *p, uint32_t targets,
         .offset = p->copy[k].offset, .length = p->length,
         .member = &a->members[p->copy[k].member],
       };
-  member_run_batch (ios, n);
+  syncio_run (a, ios, n);
   for (k = 0; k < n; ++k)
     if (ios[k].err) {
       unsigned mi = ios[k].member->index;
@@ -1805,7 +1806,7 @@ replace_thread (void *arg)
         .op = MOP_READ, .pieces = 1, .buf = buf, .offset = doff + m0,
         .length = m1 - m0, .member = old,
       };
-      member_run_batch (&io, 1);
+      syncio_run (a, &io, 1);
       if (io.err)
         why = "reading the member it replaces failed";
       else {
@@ -1813,7 +1814,7 @@ replace_thread (void *arg)
           .op = MOP_WRITE, .pieces = 1, .buf = buf, .offset = doff + m0,
           .length = m1 - m0, .member = rm,
         };
-        member_run_batch (&io, 1);
+        syncio_run (a, &io, 1);
         if (io.err)
           why = "writing to it failed";
       }

@@ -28,6 +28,7 @@
 #include "plan.h"
 #include "recovery.h"
 #include "request.h"
+#include "syncio.h"
 #include "scrub.h"
 #include "sync.h"
 #include "throttle.h"
@@ -92,7 +93,7 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
       .offset = p->copy[k].offset, .length = p->length, .member = m,
     };
   }
-  member_run_batch (ios, n);
+  syncio_run (a, ios, n);
   /* The first copy that read is the good one, as md's. */
   for (src = 0; src < p->ncopies; ++src)
     if (slot[src] >= 0 && ios[slot[src]].err == 0)
@@ -128,7 +129,7 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
       off += len;
     }
   }
-  member_run_batch (w, nw);
+  syncio_run (a, w, nw);
   for (i = 0; i < nw; ++i)
     if (w[i].err) {
       if (request_mark_failed (a, w[i].member->index, "repair write",

@@ -26,6 +26,7 @@
 #include "params.h"
 #include "plan.h"
 #include "request.h"
+#include "syncio.h"
 #include "sync.h"
 #include "throttle.h"
 
@@ -143,7 +144,7 @@ sync_piece (struct raid_array *a, const struct piece *p, char *buf)
       .op = MOP_READ, .pieces = 1, .buf = buf,
       .offset = p->copy[src].offset, .length = p->length, .member = m,
     };
-    member_run_batch (ios, 1);
+    syncio_run (a, ios, 1);
     if (ios[0].err == 0)
       break;
     nbdkit_error ("resync: member %u (%s) at offset %" PRIu64 ": %s; "
@@ -167,7 +168,7 @@ sync_piece (struct raid_array *a, const struct piece *p, char *buf)
       .offset = p->copy[k].offset, .length = p->length, .member = m,
     };
   }
-  member_run_batch (ios, n);
+  syncio_run (a, ios, n);
   for (i = 0; i < n; ++i)
     if (ios[i].err &&
         request_mark_failed (a, ios[i].member->index, "resync write",

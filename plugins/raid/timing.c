@@ -143,6 +143,8 @@ static struct {
   /* The limits (timing.h), under their own lock. */
   pthread_mutex_t stats_lock;
   uint64_t requests;            /* requests the models timed */
+  uint64_t bg_cmds;             /* timing_begin_background's commands */
+  uint64_t bg_late;             /* and its batches found late */
   struct raid_histogram late;   /* real I/O end minus model time, late */
   struct raid_histogram error;  /* return minus model time, the others */
 } tm = {
@@ -753,9 +755,6 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   return 0;
 }
 
-/* A request (flush false) or a flush arrives: its member commands go
- * to the controller at the clock's reading.
- */
 /* With tm.lock held: the models' RAID layer takes the real array's
  * state as it is now (timing.h).  A request that arrives after a
  * member has failed is split as the degraded array splits it, as
@@ -783,6 +782,9 @@ follow_state (void)
   tm.state = st;
 }
 
+/* A request (flush false) or a flush arrives: its member commands go
+ * to the controller at the clock's reading.
+ */
 static void
 begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
        uint64_t len)
@@ -822,6 +824,7 @@ timing_begin (struct timing_req *r, bool write, uint64_t offset,
               uint64_t len)
 {
   r->timed = false;
+  r->background = false;
   if (!tm.started || len == 0)
     return;
   /* A request past the modelled array's end (members larger than the
@@ -845,9 +848,62 @@ void
 timing_begin_flush (struct timing_req *r)
 {
   r->timed = false;
+  r->background = false;
   if (!tm.started)
     return;
   begin (r, true, true, 0, 0);
+}
+
+void
+timing_begin_background (struct timing_req *r,
+                         const struct timing_member_cmd *cmds, size_t n)
+{
+  struct send_ctx ctx = { .r = r };
+  size_t i;
+
+  r->timed = false;
+  r->background = true;
+  if (!tm.started || n == 0)
+    return;
+  pthread_mutex_init (&r->lock, NULL);
+  pthread_cond_init (&r->cond, NULL);
+  r->timed = true;
+  r->left = 0;
+  pthread_mutex_lock (&tm.lock);
+  ctx.now = model_now ();
+  r->start = r->done = tm.t0 + ctx.now;
+  follow_state ();
+  for (i = 0; i < n; ++i) {
+    struct raidsim_member_cmd mc = {
+      cmds[i].member, cmds[i].offset, cmds[i].len,
+    };
+    uint64_t cap;
+
+    if (mc.member >= tm.nmembers || mc.len == 0)
+      continue;
+    /* Members larger than the modelled drives: folded back into them,
+     * as timing_begin folds a request past the modelled array's end.
+     */
+    cap = tm.m[mc.member].capacity;
+    if (mc.len > cap)
+      continue;
+    if (mc.offset + mc.len > cap)
+      mc.offset %= cap - mc.len + 1;
+    ctx.dir = cmds[i].write ? RAIDSIM_WRITE : RAIDSIM_READ;
+    raidsim_array_cmd_sent (tm.array, &mc);
+    if (send_cmd (&mc, &ctx) == -1) {
+      raidsim_array_cmd_done (tm.array, &mc);
+      nbdkit_debug ("raid: model=: background I/O not (fully) timed: "
+                    "out of memory");
+      break;
+    }
+  }
+  pthread_mutex_lock (&tm.stats_lock);
+  tm.bg_cmds += r->left;
+  pthread_mutex_unlock (&tm.stats_lock);
+  run_due (ctx.now);
+  kick_beyond (ctx.now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
+  pthread_mutex_unlock (&tm.lock);
 }
 
 /* Sleep to just before abs (CLOCK_MONOTONIC ns), then spin to it. */
@@ -920,13 +976,28 @@ timing_end (struct timing_req *r)
   }
   done = r->done;
   pthread_mutex_unlock (&r->lock);
+  pthread_cond_destroy (&r->cond);
+  pthread_mutex_destroy (&r->lock);
+  if (r->background) {
+    struct timespec ts = {
+      .tv_sec = done / RAIDSIM_NS_PER_S, .tv_nsec = done % RAIDSIM_NS_PER_S,
+    };
+
+    if (real > done) {
+      pthread_mutex_lock (&tm.stats_lock);
+      tm.bg_late++;
+      pthread_mutex_unlock (&tm.stats_lock);
+    }
+    while (real < done &&
+           clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+      ;
+    return;
+  }
   {
     uint64_t host = (uint64_t) raid_debug_timing_host_us * 1000;
 
     done = done - r->start > host ? done - host : r->start;
   }
-  pthread_cond_destroy (&r->cond);
-  pthread_mutex_destroy (&r->lock);
 
   if (real > done) {
     pthread_mutex_lock (&tm.stats_lock);
@@ -979,15 +1050,19 @@ members_json (uint32_t set)
  *                      the members' state the models last took
  *             "late":  { count, mean, p50, p99, max },  real I/O ended
  *                      after the model's time, by how much (ns)
- *             "error": { ... } }  the others: return minus model time
+ *             "error": { ... },   the others: return minus model time
+ *             "background": { "commands": N, "late": N } }  the
+ *                      member I/O of rebuilds, resyncs and checks: the
+ *                      commands the models timed, and the batches whose
+ *                      real I/O ended after the models' time
  */
 json_object *
 timing_json (void)
 {
   struct raid_histogram *late, *error;
   struct timing_state st;
-  json_object *o;
-  uint64_t requests;
+  json_object *o, *bg;
+  uint64_t requests, bg_cmds, bg_late;
 
   if (tm.path == NULL)
     return NULL;
@@ -1002,6 +1077,8 @@ timing_json (void)
   *late = tm.late;
   *error = tm.error;
   requests = tm.requests;
+  bg_cmds = tm.bg_cmds;
+  bg_late = tm.bg_late;
   pthread_mutex_unlock (&tm.stats_lock);
   pthread_mutex_lock (&tm.lock);
   st = tm.state;
@@ -1021,6 +1098,10 @@ timing_json (void)
   json_object_object_add (o, "resync", json_object_new_boolean (st.resync));
   json_object_object_add (o, "late", hist_json (late));
   json_object_object_add (o, "error", hist_json (error));
+  bg = json_object_new_object ();
+  json_object_object_add (bg, "commands", json_object_new_uint64 (bg_cmds));
+  json_object_object_add (bg, "late", json_object_new_uint64 (bg_late));
+  json_object_object_add (o, "background", bg);
   free (late);
   free (error);
   return o;

@@ -30,8 +30,9 @@
  * The models' RAID layer follows the real array's members (struct
  * timing_state, read as each request arrives): a member failed or
  * missing in the plugin is failed in the models, as the simulator's
- * `failed` key makes it.  The plugin's own rebuild, resync and check
- * I/O is not given to the models.
+ * `failed` key makes it.  The plugin's own rebuild, resync, check and
+ * replacement I/O goes to the models too (timing_begin_background,
+ * syncio.c) and takes their time.
  *
  * The emulator can only add latency.  A request whose real I/O ends
  * after the model's time is late: it returns at once, and is counted,
@@ -61,6 +62,7 @@
  */
 struct timing_req {
   bool timed;
+  bool background;              /* timing_begin_background's */
   pthread_mutex_t lock;
   pthread_cond_t cond;
   unsigned left;                /* member commands the models still hold */
@@ -122,6 +124,28 @@ extern bool timing_enabled (void);
 extern void timing_begin (struct timing_req *r, bool write, uint64_t offset,
                           uint64_t len);
 extern void timing_begin_flush (struct timing_req *r);
+
+/* The member I/O of a rebuild, resync, check or replacement (syncio.c):
+ * n commands straight to the members' models, bypassing the RAID
+ * layer's split, as md's sync I/O goes to the drives beside the
+ * client's; the read policies count them as pending, as md counts
+ * sync I/O in nr_pending.  timing_end then holds the walk until the
+ * models have completed them (sleeping, not spinning: a walk needs no
+ * precision), so that it goes at the modelled drives' speed and client
+ * requests queue behind it in the models.  Offsets are bytes past the
+ * member's data offset; a command to a member the models do not have
+ * (a replacement being built) is left out.  Counted apart from client
+ * requests in the statistics ("background").
+ */
+struct timing_member_cmd {
+  unsigned member;
+  bool write;
+  uint64_t offset, len;
+};
+extern void timing_begin_background (struct timing_req *r,
+                                     const struct timing_member_cmd *cmds,
+                                     size_t n);
+
 extern void timing_end (struct timing_req *r);
 
 /* The "timing" object of the statistics JSON, or NULL without model=. */
