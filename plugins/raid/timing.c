@@ -782,6 +782,35 @@ follow_state (void)
   tm.state = st;
 }
 
+/* The start and the end of handing one request's commands to the
+ * models: r is set up, and tm.lock is held from open to close.
+ */
+static void
+open_req (struct timing_req *r, struct send_ctx *ctx)
+{
+  pthread_mutex_init (&r->lock, NULL);
+  pthread_cond_init (&r->cond, NULL);
+  r->timed = true;
+  r->left = 0;
+  pthread_mutex_lock (&tm.lock);
+  ctx->r = r;
+  ctx->now = model_now ();
+  r->start = r->done = tm.t0 + ctx->now;
+  follow_state ();
+}
+
+static void
+close_req (struct send_ctx *ctx)
+{
+  run_due (ctx->now);
+  /* A next time within the lookahead is this thread's to run (in
+   * timing_end) unless someone waits for it; one beyond, the timing
+   * thread's, if it sleeps for a later one.
+   */
+  kick_beyond (ctx->now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
+  pthread_mutex_unlock (&tm.lock);
+}
+
 /* A request (flush false) or a flush arrives: its member commands go
  * to the controller at the clock's reading.
  */
@@ -790,18 +819,11 @@ begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
        uint64_t len)
 {
   struct send_ctx ctx = {
-    .r = r, .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ, .flush = flush,
+    .dir = write ? RAIDSIM_WRITE : RAIDSIM_READ, .flush = flush,
   };
   int err;
 
-  pthread_mutex_init (&r->lock, NULL);
-  pthread_cond_init (&r->cond, NULL);
-  r->timed = true;
-  r->left = 0;
-  pthread_mutex_lock (&tm.lock);
-  ctx.now = model_now ();
-  r->start = r->done = tm.t0 + ctx.now;
-  follow_state ();
+  open_req (r, &ctx);
   /* No commands (left stays 0): not timed, rather than not done; the
    * data path goes on.  Only allocation can fail here.
    */
@@ -810,13 +832,7 @@ begin (struct timing_req *r, bool write, bool flush, uint64_t offset,
   if (err != 0)
     nbdkit_debug ("raid: model=: %s at %" PRIu64 " not (fully) timed: %s",
                   flush ? "flush" : "request", offset, raidsim_error ());
-  run_due (ctx.now);
-  /* A next time within the lookahead is this thread's to run (in
-   * timing_end) unless someone waits for it; one beyond, the timing
-   * thread's, if it sleeps for a later one.
-   */
-  kick_beyond (ctx.now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
-  pthread_mutex_unlock (&tm.lock);
+  close_req (&ctx);
 }
 
 void
@@ -865,14 +881,7 @@ timing_begin_background (struct timing_req *r,
   r->background = true;
   if (!tm.started || n == 0)
     return;
-  pthread_mutex_init (&r->lock, NULL);
-  pthread_cond_init (&r->cond, NULL);
-  r->timed = true;
-  r->left = 0;
-  pthread_mutex_lock (&tm.lock);
-  ctx.now = model_now ();
-  r->start = r->done = tm.t0 + ctx.now;
-  follow_state ();
+  open_req (r, &ctx);
   for (i = 0; i < n; ++i) {
     struct raidsim_member_cmd mc = {
       cmds[i].member, cmds[i].offset, cmds[i].len,
@@ -901,9 +910,7 @@ timing_begin_background (struct timing_req *r,
   pthread_mutex_lock (&tm.stats_lock);
   tm.bg_cmds += r->left;
   pthread_mutex_unlock (&tm.stats_lock);
-  run_due (ctx.now);
-  kick_beyond (ctx.now + (raidsim_ns) raid_debug_timing_lookahead_us * 1000);
-  pthread_mutex_unlock (&tm.lock);
+  close_req (&ctx);
 }
 
 /* Sleep to just before abs (CLOCK_MONOTONIC ns), then spin to it. */
