@@ -73,6 +73,10 @@ struct file_priv {
   int fd;
   bool is_block;
   bool use_uring;
+  /* For the threads' messages: the member's name, which moves with
+   * this state when a spare takes over a role (swap_backend).
+   */
+  const char *name;
 
   /* uring engine */
   struct io_uring ring;
@@ -460,11 +464,31 @@ queue_remove (struct file_priv *f, struct member_io *io)
   io->backend_priv = NULL;
 }
 
+/* -D raid.file_thread_delay_ms=N: the threads of a member's engine
+ * wait N ms before they start, so that a test can have a spare take
+ * over a role before they run (test-takeover-threads.sh).
+ */
+NBDKIT_DLL_PUBLIC int raid_debug_file_thread_delay_ms = 0;
+
+/* The engines' threads are given their member's state, never the
+ * struct member: a spare started by `add` may take over a role before
+ * its threads first run, and swap_backend then moves this state to
+ * another struct member (the role's) and leaves the spare's slot with
+ * the role's old backend.
+ */
+static void
+thread_delay (void)
+{
+  if (raid_debug_file_thread_delay_ms > 0)
+    usleep ((useconds_t) raid_debug_file_thread_delay_ms * 1000);
+}
+
 static void *
 worker (void *arg)
 {
-  struct member *m = arg;
-  struct file_priv *f = m->priv;
+  struct file_priv *f = arg;
+
+  thread_delay ();
 
   for (;;) {
     struct member_io *io;
@@ -504,7 +528,7 @@ threads_start (struct member *m)
   pthread_mutex_init (&f->q_lock, NULL);
   pthread_cond_init (&f->q_cond, NULL);
   for (i = 0; i < WORKERS && i < m->max_inflight; ++i) {
-    err = pthread_create (&f->workers[i], NULL, worker, m);
+    err = pthread_create (&f->workers[i], NULL, worker, f);
     if (err) {
       errno = err;
       nbdkit_error ("member: %s: pthread_create: %m", m->name);
@@ -717,8 +741,9 @@ uring_complete (struct file_priv *f, struct member_io *io, int res, int *err)
 static void *
 reaper (void *arg)
 {
-  struct member *m = arg;
-  struct file_priv *f = m->priv;
+  struct file_priv *f = arg;
+
+  thread_delay ();
 
   for (;;) {
     struct io_uring_cqe *cqe;
@@ -729,7 +754,7 @@ reaper (void *arg)
     if (r == -EINTR)
       continue;
     if (r < 0) {
-      nbdkit_error ("member: %s: io_uring_wait_cqe: %s", m->name,
+      nbdkit_error ("member: %s: io_uring_wait_cqe: %s", f->name,
                     strerror (-r));
       return NULL;
     }
@@ -756,7 +781,8 @@ uring_start (struct member *m)
     return -1;
   }
   pthread_mutex_init (&f->sq_lock, NULL);
-  r = pthread_create (&f->reaper, NULL, reaper, m);
+  f->name = m->name;
+  r = pthread_create (&f->reaper, NULL, reaper, f);
   if (r) {
     io_uring_queue_exit (&f->ring);
     errno = r;
