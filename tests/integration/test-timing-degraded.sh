@@ -29,6 +29,8 @@
 # (sync.c), reading each region from member 0 and writing it to member
 # 1: at least 0.63 s.  The statistics must count each of these member
 # I/Os as a background command of the models (2 per region each).
+# Last, while a slow rebuild runs, the members' state the models took
+# must show the member being rebuilt.
 #
 # 10 ms is far above this host's own path (tens of microseconds,
 # docs/realtime.md); the tolerances are for a busy machine's
@@ -39,10 +41,10 @@
 # about 200 IOPS degraded; the rebuild's, the check's or the resync's
 # I/O not given to the models (recovery.c's, scrub.c's or sync.c's
 # syncio_run as plain member_run_batch): that walk in about 0.05 to 0.2
-# s, and too few background commands; timing switched off: thousands
-# of IOPS.
+# s, and too few background commands; raid.c's model_state reporting
+# no member rebuilding; timing switched off: thousands of IOPS.
 #
-# Takes about 7 s.
+# Takes about 9 s.
 #
 # Run: meson test -C build timing-degraded
 set -euo pipefail
@@ -222,3 +224,41 @@ wait_line nbdkit.log "resync: done:" 60 || fail "no resync done in the log after
 at_least resync "$(sed -n 's/.*resync: done: .* in \([0-9.]*\) s .*/\1/p' nbdkit.log)"
 stop_pid "$SERVE_PID"
 background_at_least $(( 2 * regions ))
+
+# While a rebuild runs, the models read the member being rebuilt only
+# below the rebuild's position, so the state they take must say
+# rebuilding.  A slow rebuild (sync-speed-max=1000 KiB/s: about a minute
+# for the 63 MiB), so that it still runs when looked at: fail 1, remove
+# c.img, add d.img; once d.img has taken role 1, a read hands the
+# models the array's state, and the statistics (SIGUSR1) must show
+# member 1 rebuilding and none failed.
+truncate -s 64M d.img
+: >nbdkit.log
+rm -f stats.json
+serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" model=array.ini \
+  control="$d/ctl" stats="$d/stats.json" sync-speed-max=1000 \
+  a.img c.img || fail "the plugin did not restart"
+read1 ()
+{
+  echo "r 0 4096" | "$NBD_IO" "nbd+unix:///?socket=$d/sock" >nbd-io.out 2>&1 ||
+    fail "a read failed: $(cat nbd-io.out)"
+}
+read1                           # the array starts with the first client
+ctl fail 1
+ctl remove c.img
+ctl add d.img
+wait_line nbdkit.log "d.img takes over role 1" 30 ||
+  fail "d.img did not take role 1 in 30 s"
+read1
+kill -USR1 "$SERVE_PID"
+wait_line "$d/stats.json" '"timing"' 10 || fail "no statistics after SIGUSR1"
+perl -MJSON::PP -e '
+  local $/; open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!\n";
+  my $t = decode_json (<$f>)->{timing} or die "no timing object\n";
+  my ($r, $x) = map { join ",", @{$t->{$_}} } qw(rebuilding failed);
+  $r eq "1" && $x eq "" or
+    die "the models take members [$r] as rebuilding and [$x] as failed, " .
+        "not [1] and []\n";' \
+  "$d/stats.json" 2>json.err || fail "stats.json: $(cat json.err)"
+say "the models took member 1 as rebuilding while d.img was rebuilt"
+stop_pid "$SERVE_PID"
