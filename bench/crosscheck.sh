@@ -20,6 +20,11 @@
 #   --check TOL   exit 1 unless every job's IOPS and mean latency ratios
 #                 are within 1 +- TOL (e.g. 0.25); for tests.
 #   --seed N      the simulator's (first) seed (default 1).
+#   --failed LIST members (0-based, comma-separated) failed in both: the
+#                 simulator's --set failed=LIST, and the control
+#                 socket's `fail` (mdadm --fail) on the emulator before
+#                 the job runs, whose models then follow the degraded
+#                 array (docs/realtime.md).
 #   --seeds K     run the simulator with seeds N .. N+K-1 and compare
 #                 against the mean of each figure (default 1, or
 #                 SEEDS): one emulator run is one sample of the random
@@ -54,18 +59,20 @@ if [ -z "${RT+x}" ]; then
 fi
 
 check=
+failed=
 seed=1
 seeds=${SEEDS:-1}
 while [ $# -gt 0 ]; do
   case $1 in
     --check) check=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
+    --failed) failed=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
     -*) die "unknown option $1" ;;
     *) break ;;
   esac
 done
-[ $# -eq 2 ] || die "usage: crosscheck.sh [--check TOL] [--seed N] [--seeds K] ARRAY.ini JOB.fio"
+[ $# -eq 2 ] || die "usage: crosscheck.sh [--check TOL] [--failed LIST] [--seed N] [--seeds K] ARRAY.ini JOB.fio"
 array=$1
 job=$2
 [ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built (meson compile -C build)"
@@ -74,6 +81,13 @@ command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
 command -v fio >/dev/null 2>&1 || skip "fio is not installed"
 fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
 perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is not installed"
+if [ -n "$failed" ]; then
+  [[ $failed =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+    die "--failed: $failed: not a list of member numbers (0,2)"
+  command -v nbdinfo >/dev/null 2>&1 || skip "--failed needs nbdinfo"
+fi
+sim_set=()
+[ -z "$failed" ] || sim_set=(--set "failed=$failed")
 
 work=$(mktemp -d "$BENCH_DIR/crosscheck.XXXXXX")
 at_exit rm -rf "$work"
@@ -83,7 +97,7 @@ at_exit rm -rf "$work"
 # and every figure's lowest and highest over the seeds.
 for (( s = seed; s < seed + seeds; s++ )); do
   "$RAIDSIM" run "$array" --workload "$job" --seed "$s" --format json \
-    > "$work/sim-$s.json" || die "raidsim run failed"
+    "${sim_set[@]}" > "$work/sim-$s.json" || die "raidsim run failed"
 done
 perl -MJSON::PP -e '
   use strict; use warnings;
@@ -143,9 +157,18 @@ done
 # shellcheck disable=SC2086
 serve "$work/sock" "$work/nbdkit.log" --threads "$THREADS" $NBDKIT_ARGS \
   "$RAID_PLUGIN" model="$(realpath "$array")" stats="$work/stats.json" \
-  "${members[@]}"
+  control="$work/ctl" "${members[@]}"
 # Threads nbdkit starts from now on inherit the policy.
 [ -z "$RT" ] || chrt -f -a -p 1 "$SERVE_PID" > /dev/null
+if [ -n "$failed" ]; then
+  # The array starts with its first client; then the members fail.
+  nbdinfo --size "nbd+unix:///?socket=$work/sock" >/dev/null ||
+    die "the emulator cannot be reached"
+  for i in ${failed//,/ }; do
+    "$RAIDSIM" control "$work/ctl" fail "$i" > "$work/ctl.out" 2>&1 ||
+      die "fail $i: $(cat "$work/ctl.out")"
+  done
+fi
 if ! $RT fio --ioengine=nbd --uri="nbd+unix:///?socket=$work/sock" \
      --output-format=json --output="$work/fio.json" "$job" \
      > "$work/fio.log" 2>&1; then
@@ -162,7 +185,7 @@ fi
 # 4. Side by side.
 perl -MJSON::PP -e '
   use strict; use warnings;
-  my ($fio, $sim, $stats, $check, $array, $job) = @ARGV;
+  my ($fio, $sim, $stats, $check, $array, $job, $failed) = @ARGV;
   sub load { local $/; open my $f, "<", $_[0] or die "$_[0]: $!";
              my $t = <$f>; $t =~ s/^[^{]*//s; decode_json ($t) }
   my ($f, $s, $st) = (load ($fio), load ($sim), load ($stats));
@@ -171,6 +194,12 @@ perl -MJSON::PP -e '
   printf "crosscheck: %s with %s (raidsim: %s)\n", $array, $job,
          ($s->{seeds} // 1) > 1 ? "mean of $s->{seeds} seeds, range after"
                                 : "one seed";
+  if ($failed ne "") {
+    my $took = join ",", @{$st->{timing}{failed} // []};
+    printf "degraded: members %s failed; the models took %s\n", $failed,
+           $took eq "" ? "none" : $took;
+    $bad = 1 if $took ne $failed;
+  }
   printf "%-22s %-6s %-10s %12s %12s %7s  %s\n", "job", "dir", "figure",
          "emulator", "raidsim", "ratio", "raidsim range";
   for my $fj (@{$f->{jobs}}) {
@@ -219,4 +248,5 @@ perl -MJSON::PP -e '
     $t->{late}{p50} / 1e3, $t->{late}{p99} / 1e3,
     $t->{error}{p50} / 1e3, $t->{error}{p99} / 1e3;
   exit $bad;
-' "$work/fio.json" "$work/sim.json" "$work/stats.json" "$check" "$array" "$job"
+' "$work/fio.json" "$work/sim.json" "$work/stats.json" "$check" "$array" "$job" \
+  "$failed"
