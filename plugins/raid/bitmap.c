@@ -23,6 +23,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "raidsim/mdrules.h"
 #include "array.h"
 #include "bitmap.h"
 #include "metadata.h"
@@ -538,31 +539,27 @@ bitmap_next_needed (struct raid_array *a, uint64_t pos, uint64_t size,
   return pos;
 }
 
+void
+bitmap_readd_view (struct raid_array *a, struct md_bitmap_view *v)
+{
+  struct raid_bitmap *b = &a->bitmap;
+
+  *v = (struct md_bitmap_view) { .on = b->on };
+  if (b->on) {
+    pthread_mutex_lock (&b->lock);
+    v->stale = b->stale || (b->hdr.state & MDBM_STATE_STALE);
+    v->events_cleared = b->hdr.events_cleared;
+    pthread_mutex_unlock (&b->lock);
+  }
+}
+
 bool
 bitmap_readd_ok (struct raid_array *a, uint64_t events, const char **why)
 {
-  struct raid_bitmap *b = &a->bitmap;
-  bool ok;
+  struct md_bitmap_view v;
 
-  if (!b->on) {
-    *why = "the array has no write-intent bitmap";
-    return false;
-  }
-  pthread_mutex_lock (&b->lock);
-  if (b->stale || (b->hdr.state & MDBM_STATE_STALE)) {
-    *why = "the bitmap is stale";
-    ok = false;
-  }
-  else if (events < b->hdr.events_cleared) {
-    *why = "its events are older than the bitmap's events_cleared";
-    ok = false;
-  }
-  else {
-    *why = "its events are not older than the bitmap's events_cleared";
-    ok = true;
-  }
-  pthread_mutex_unlock (&b->lock);
-  return ok;
+  bitmap_readd_view (a, &v);
+  return md_readd_ok (&v, events, why);         /* raidsim/core/mdrules.c */
 }
 
 uint64_t
@@ -579,21 +576,19 @@ bitmap_events_cleared (struct raid_array *a)
   return e;
 }
 
+/* What a re-add from the bitmap rebuilds, on the bits as they are now
+ * (raidsim/core/mdrules.c).
+ */
 bool
 bitmap_dirty (struct raid_array *a, uint64_t offset, uint64_t len)
 {
   struct raid_bitmap *b = &a->bitmap;
-  uint64_t first, last, k;
-  bool dirty = false;
+  bool dirty;
 
   if (!b->on)
     return true;
-  if (len == 0)
-    return false;
-  chunk_range (b, offset, len, &first, &last);
   pthread_mutex_lock (&b->lock);
-  for (k = first; k <= last && !dirty; ++k)
-    dirty = mdbm_test (bits_of (b->mem), k);
+  dirty = md_readd_needs (bits_of (b->mem), b->nbits, b->chunk, offset, len);
   pthread_mutex_unlock (&b->lock);
   return dirty;
 }
@@ -602,35 +597,26 @@ uint64_t
 bitmap_next_dirty (struct raid_array *a, uint64_t pos, uint64_t size)
 {
   struct raid_bitmap *b = &a->bitmap;
-  uint64_t k;
+  uint64_t next;
 
   if (!b->on)
     return pos;
   pthread_mutex_lock (&b->lock);
-  for (k = pos / b->chunk; k < b->nbits && !mdbm_test (bits_of (b->mem), k);
-       ++k)
-    ;
+  next = md_readd_next (bits_of (b->mem), b->nbits, b->chunk, pos, size);
   pthread_mutex_unlock (&b->lock);
-  if (k >= b->nbits || k * b->chunk >= size)
-    return size;
-  return k * b->chunk > pos ? k * b->chunk : pos;
+  return next;
 }
 
 uint64_t
 bitmap_dirty_bytes (struct raid_array *a, uint64_t pos, uint64_t size)
 {
   struct raid_bitmap *b = &a->bitmap;
-  uint64_t k, n = 0;
+  uint64_t n;
 
   if (!b->on)
     return pos < size ? size - pos : 0;
   pthread_mutex_lock (&b->lock);
-  for (k = pos / b->chunk; k < b->nbits && k * b->chunk < size; ++k)
-    if (mdbm_test (bits_of (b->mem), k)) {
-      uint64_t lo = k * b->chunk > pos ? k * b->chunk : pos;
-      uint64_t hi = (k + 1) * b->chunk < size ? (k + 1) * b->chunk : size;
-      n += hi - lo;
-    }
+  n = md_readd_bytes (bits_of (b->mem), b->nbits, b->chunk, pos, size);
   pthread_mutex_unlock (&b->lock);
   return n;
 }

@@ -110,6 +110,9 @@ extern uint64_t bitmap_next_needed (struct raid_array *a, uint64_t pos,
  */
 extern bool bitmap_readd_ok (struct raid_array *a, uint64_t events,
                              const char **why);
+/* The bitmap as md's re-add rules see it (raidsim/mdrules.h). */
+struct md_bitmap_view;
+extern void bitmap_readd_view (struct raid_array *a, struct md_bitmap_view *v);
 extern uint64_t bitmap_events_cleared (struct raid_array *a);
 
 /* A re-add's walk (recovery.c), on the bits as they are now (a write

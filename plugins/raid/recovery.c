@@ -40,6 +40,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "raidsim/mdrules.h"
 #include "array.h"
 #include "metadata.h"
 #include "params.h"
@@ -79,26 +80,13 @@ recovery_init (struct raid_array *a)
 /* ---- positions ------------------------------------------------------ */
 
 /* The member offset (bytes from data_offset) below which role r holds
- * nothing of the array at or above array offset p.
+ * nothing of the array at or above array offset p: md's recovery_offset
+ * (raidsim/core/mdrules.c).
  */
 static uint64_t
 member_pos (const struct raid_array *a, unsigned r, uint64_t p)
 {
-  const struct raid_geom *g = a->geom;
-  uint64_t size = raid_geom_size (g), chunk = raid_geom_chunk (g);
-  uint64_t doff = raid_geom_data_offset (g), off = p;
-  struct raid_piece pc;
-  unsigned i, k;
-
-  for (i = 0; i <= a->nmembers && off < size; ++i) {
-    if (raid_geom_map (g, off, 1, &pc) == -1)
-      break;
-    for (k = 0; k < pc.ncopies; ++k)
-      if (pc.copy[k].member == r)
-        return pc.copy[k].offset - doff;
-    off = (off / chunk + 1) * chunk;
-  }
-  return raid_geom_member_used (g, r);
+  return md_recovery_offset (a->geom, r, p);
 }
 
 uint64_t
@@ -124,24 +112,7 @@ recovery_rebuilt_below (struct raid_array *a, uint32_t set)
 static uint64_t
 array_pos (const struct raid_array *a, unsigned r, uint64_t m)
 {
-  uint64_t size = raid_geom_size (a->geom);
-  uint64_t lo = 0, hi = (size + RECOVERY_REGION - 1) / RECOVERY_REGION;
-
-  /* member_pos is non-decreasing in the array offset: find the last k
-   * with member_pos (k * REGION) <= m.
-   */
-  while (lo < hi) {
-    uint64_t mid = lo + (hi - lo + 1) / 2;
-    uint64_t p = mid * RECOVERY_REGION;
-
-    if (p > size)
-      p = size;
-    if (member_pos (a, r, p) <= m)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo * RECOVERY_REGION > size ? size : lo * RECOVERY_REGION;
+  return md_recovery_resume (a->geom, r, m, RECOVERY_REGION);
 }
 
 /* ---- superblocks of new members ------------------------------------ */
@@ -1556,40 +1527,43 @@ try_readd (struct raid_array *a, unsigned j, const struct member_md *mdp)
   struct member *sp = &rec->spare[j], *m;
   const struct member_md md = *mdp;
   const char *why, *old;
+  struct md_array_view view = {
+    .n = a->nmembers, .failed = failed_members (a),
+    .events = a->meta.events, .sb = a->meta.sb, .in_array = a->meta.in_array,
+  };
   unsigned r, i;
   int ret = 0;
 
   if (md.kind != MD_V1_2 || !md.valid)
     return 0;                   /* blank: a spare */
-  r = mdsb_role (&md.sb);
-  if (r >= a->nmembers)
+  /* md's rules for a re-add (raidsim/core/mdrules.c). */
+  bitmap_readd_view (a, &view.bitmap);
+  switch (md_readd (&view, &md.sb, &r, &why, &i)) {
+  case MD_READD:
+    break;
+  case MD_READD_WAS_SPARE:
     return 0;                   /* a spare of this array before */
-  if (!(failed_members (a) & BIT (r))) {
+  case MD_READD_ROLE_LIVE:
     nbdkit_error ("add: %s held role %u, which a live member holds now: "
                   "it is added as a spare", sp->name, r);
     return 0;
-  }
-  if (md.sb.events > a->meta.events) {
+  case MD_READD_AHEAD:
     nbdkit_error ("add: %s: events %" PRIu64 " are ahead of the array's %"
                   PRIu64 ": it is added as a spare and rebuilt in full",
                   sp->name, md.sb.events, a->meta.events);
     return 0;
-  }
-  if (!bitmap_readd_ok (a, md.sb.events, &why)) {
+  case MD_READD_NO_BITMAP:
     nbdkit_error ("add: %s held role %u, but %s (events %" PRIu64
                   ", events_cleared %" PRIu64 "): it is added as a spare "
                   "and rebuilt in full (md's hot-add)", sp->name, r, why,
-                  md.sb.events, bitmap_events_cleared (a));
+                  md.sb.events, view.bitmap.events_cleared);
+    return 0;
+  case MD_READD_DEV_TAKEN:
+    nbdkit_error ("add: %s: its device number %" PRIu32 " is member "
+                  "%u's now: it is added as a spare", sp->name,
+                  md.sb.dev_number, i);
     return 0;
   }
-  for (i = 0; i < a->nmembers; ++i)
-    if (i != r && a->meta.in_array[i] &&
-        a->meta.sb[i].dev_number == md.sb.dev_number) {
-      nbdkit_error ("add: %s: its device number %" PRIu32 " is member "
-                    "%u's now: it is added as a spare", sp->name,
-                    md.sb.dev_number, i);
-      return 0;
-    }
 
   pthread_rwlock_wrlock (&rec->quiesce);
   pthread_mutex_lock (&a->meta.lock);

@@ -19,6 +19,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "raidsim/mdrules.h"
 #include "metadata.h"
 #include "plan.h"
 #include "recovery.h"
@@ -53,29 +54,12 @@ is_redundant (const struct raid_array *a)
 }
 
 /* Whether the array could still serve every byte with the members of
- * the bitmask failed out: whether every chunk keeps a live copy.  The
- * near layout repeats every a->nmembers chunks, so checking the first
- * a->nmembers chunks checks them all; on a RAID 1 every member holds
- * everything, so the first chunk tells.
+ * the bitmask failed out: md's enough () (raidsim/core/mdrules.c).
  */
 bool
 request_array_whole (const struct raid_array *a, uint32_t failed)
 {
-  struct raid_piece p;
-  uint64_t size = raid_geom_size (a->geom), chunk = raid_geom_chunk (a->geom);
-  unsigned c, k;
-
-  for (c = 0; c < a->nmembers && (uint64_t) c * chunk < size; ++c) {
-    bool live = false;
-    raid_geom_map (a->geom, (uint64_t) c * chunk, 1, &p);
-    for (k = 0; k < p.ncopies; ++k)
-      live |= !(failed & (UINT32_C (1) << p.copy[k].member));
-    if (!live)
-      return false;
-    if (raid_geom_level (a->geom) == RAID_LEVEL_1)
-      break;
-  }
-  return true;
+  return md_enough (a->geom, failed);
 }
 
 /* What went wrong with a member I/O, for messages. */
