@@ -72,6 +72,7 @@
 #include <nbdkit-plugin.h>
 
 #include "raidsim/geometry.h"
+#include "raidsim/mdrules.h"
 #include "raidsim/mdsb.h"
 #include "assemble.h"
 #include "metadata.h"
@@ -179,77 +180,21 @@ assemble_none (struct raid_array *a)
 
 /* ---- md v1.2 arrays ------------------------------------------------- */
 
-/* The md features raidsim does not keep up to date, in words. */
-static const struct { uint32_t bit; const char *what; } features[] = {
-  { MDSB_FEATURE_RESHAPE_ACTIVE, "a reshape in progress" },
-  { MDSB_FEATURE_BAD_BLOCKS, "recorded bad blocks" },
-  { MDSB_FEATURE_REPLACEMENT, "a replacement in progress" },
-  { MDSB_FEATURE_RESHAPE_BACKWARDS, "a reshape in progress" },
-  { MDSB_FEATURE_NEW_OFFSET, "a reshape in progress" },
-  { MDSB_FEATURE_CLUSTERED, "a clustered bitmap" },
-  { MDSB_FEATURE_JOURNAL, "a journal" },
-  { MDSB_FEATURE_PPL, "a partial parity log" },
-  { MDSB_FEATURE_MULTIPLE_PPLS, "a partial parity log" },
-};
-
+/* Step 1: a superblock that md would accept, without a feature raidsim
+ * does not keep up to date (raidsim/core/mdrules.c).
+ */
 static int
 check_features (const struct member *m, const struct mdsb *sb)
 {
-  size_t i;
+  const char *what = md_unkept_feature (sb);
 
-  for (i = 0; i < sizeof features / sizeof features[0]; ++i)
-    if (sb->feature_map & features[i].bit) {
-      nbdkit_error ("member: %s: its md superblock records %s "
-                    "(feature_map %#" PRIx32 "), which raidsim does not "
-                    "keep up to date, so it does not serve this array",
-                    m->name, features[i].what, sb->feature_map);
-      return -1;
-    }
-  return 0;
-}
-
-/* The first field of the array's shape in which x and y differ, with
- * both values, or NULL if none does.
- */
-static const char *
-shape_differs (const struct mdsb *x, const struct mdsb *y,
-               uint64_t *vx, uint64_t *vy)
-{
-#define FIELD(f) \
-  if (x->f != y->f) { *vx = x->f; *vy = y->f; return #f; }
-  FIELD (level);
-  FIELD (layout);
-  FIELD (chunksize);
-  FIELD (raid_disks);
-  if (x->level > 0)
-    FIELD (size);
-  FIELD (data_offset);
-  /* A member being rebuilt (from the bitmap or not) says so in its own
-   * feature map.
-   */
-  if ((x->feature_map ^ y->feature_map) &
-      ~(MDSB_FEATURE_RECOVERY_OFFSET | MDSB_FEATURE_RECOVERY_BITMAP)) {
-    *vx = x->feature_map;
-    *vy = y->feature_map;
-    return "feature_map";
-  }
-#undef FIELD
-  return NULL;
-}
-
-/* A role, in words: what a role table says of a member. */
-static const char *
-role_words (unsigned role, char *buf, size_t n)
-{
-  if (role == MDSB_ROLE_FAULTY)
-    snprintf (buf, n, "faulty");
-  else if (role == MDSB_ROLE_SPARE)
-    snprintf (buf, n, "out of the array");
-  else if (role == MDSB_ROLE_JOURNAL)
-    snprintf (buf, n, "a journal");
-  else
-    snprintf (buf, n, "as role %u", role);
-  return buf;
+  if (what == NULL)
+    return 0;
+  nbdkit_error ("member: %s: its md superblock records %s "
+                "(feature_map %#" PRIx32 "), which raidsim does not "
+                "keep up to date, so it does not serve this array",
+                m->name, what, sb->feature_map);
+  return -1;
 }
 
 /* The given level=, chunk= and copies= against the superblocks'. */
@@ -292,72 +237,50 @@ check_keys (enum raid_level level, uint64_t chunk, unsigned copies)
   return 0;
 }
 
-static int
-assemble_md (struct raid_array *a)
-{
-  const unsigned n = a->nmembers;
-  struct raid_meta *meta = &a->meta;
-  struct raid_geom_params p;
-  uint64_t sizes[RAID_MAX_MEMBERS], chunk, data_offset;
-  unsigned role[RAID_MAX_MEMBERS];      /* by place given */
-  int holder[RAID_MAX_MEMBERS];         /* by role: place given, or -1 */
-  bool stale[RAID_MAX_MEMBERS];         /* by place given */
-  unsigned ref = n, fresh, i, r, copies = 0, nlive = 0, align = 1;
-  const struct mdsb *sb0;
+/* What the members' superblocks say of the array, from the first one
+ * with a superblock (sb0), once every member has its UUID and shape.
+ */
+struct md_shape {
   enum raid_level level;
-  struct member *moved;
-  bool is_new[RAID_MAX_MEMBERS], readd[RAID_MAX_MEMBERS]; /* by role */
-  bool resume[RAID_MAX_MEMBERS];
-  char w[64];
+  unsigned copies;
+  uint64_t chunk, data_offset;
+};
 
-  /* 1. Each superblock on its own. */
-  for (i = 0; i < n; ++i) {
-    if (absent (a, i))
-      continue;
-    if (!found[i].valid) {
-      nbdkit_error ("member: %s: its md v1.2 superblock cannot be used: %s",
-                    a->members[i].name, found[i].why);
-      return -1;
-    }
-    if (check_features (&a->members[i], &found[i].sb) == -1)
-      return -1;
-    if (ref == n)
-      ref = i;
-  }
-  if (ref == n) {
-    nbdkit_error ("member: every member is missing");
-    return -1;
-  }
-  sb0 = &found[ref].sb;
+/* Step 2: one array, one shape (md_trust's verdicts), and a shape
+ * raidsim serves.
+ */
+static int
+check_shape (struct raid_array *a, const struct md_trust_set *t,
+             struct md_shape *sh)
+{
+  const struct mdsb *sb0 = &found[t->ref].sb;
+  const unsigned n = a->nmembers;
+  unsigned i;
 
-  /* 2. One array, one shape. */
   for (i = 0; i < n; ++i) {
+    const struct md_member_trust *m = &t->m[i];
     const struct mdsb *sb = &found[i].sb;
-    const char *field;
-    uint64_t x, y;
 
-    if (absent (a, i) || i == ref)
-      continue;
-    if (memcmp (sb->set_uuid, sb0->set_uuid, 16) != 0) {
+    if (m->trust == MD_FOREIGN) {
       nbdkit_error ("member: %s is a member of another array: UUID %s "
                     "(\"%s\"), not %s (\"%s\") as %s", a->members[i].name,
                     uuid_of (sb).s, name_of (sb).s, uuid_of (sb0).s,
-                    name_of (sb0).s, a->members[ref].name);
+                    name_of (sb0).s, a->members[t->ref].name);
       return -1;
     }
-    field = shape_differs (sb, sb0, &x, &y);
-    if (field) {
+    if (m->trust == MD_OTHER_SHAPE) {
       nbdkit_error ("member: %s and %s hold superblocks of one array (UUID "
                     "%s) that disagree on its shape: %s %" PRIu64 " and %"
-                    PRIu64, a->members[ref].name, a->members[i].name,
-                    uuid_of (sb0).s, field, y, x);
+                    PRIu64, a->members[t->ref].name, a->members[i].name,
+                    uuid_of (sb0).s, m->field, m->ref_value, m->value);
       return -1;
     }
   }
+  sh->copies = 0;
   switch (sb0->level) {
-  case 0: level = RAID_LEVEL_0; break;
-  case 1: level = RAID_LEVEL_1; break;
-  case 10: level = RAID_LEVEL_10; break;
+  case 0: sh->level = RAID_LEVEL_0; break;
+  case 1: sh->level = RAID_LEVEL_1; break;
+  case 10: sh->level = RAID_LEVEL_10; break;
   default:
     nbdkit_error ("level: the members' md superblocks say %s (level %d), "
                   "which raidsim does not serve (RAID 0, 1 and 10 only)",
@@ -365,10 +288,11 @@ assemble_md (struct raid_array *a)
                   : "an unknown level", (int) sb0->level);
     return -1;
   }
-  if (level == RAID_LEVEL_10) {
-    copies = MDSB_RAID10_NEAR (sb0->layout);
+  if (sh->level == RAID_LEVEL_10) {
+    sh->copies = MDSB_RAID10_NEAR (sb0->layout);
     if (MDSB_RAID10_FAR (sb0->layout) != 1 ||
-        MDSB_RAID10_OFFSET (sb0->layout) || copies < 2 || copies > n) {
+        MDSB_RAID10_OFFSET (sb0->layout) || sh->copies < 2 ||
+        sh->copies > n) {
       nbdkit_error ("copies: the members' md superblocks give RAID 10 "
                     "layout %#" PRIx32 ", but raidsim serves only near "
                     "copies (md's n2, n3, ...: far 1, not offset)",
@@ -376,23 +300,37 @@ assemble_md (struct raid_array *a)
       return -1;
     }
   }
-  chunk = (uint64_t) sb0->chunksize * MDSB_SECTOR;
-  if (level == RAID_LEVEL_1)
-    chunk = RAID_CHUNK_MIN;     /* no chunk: the geometry's smallest */
-  else if (chunk < RAID_CHUNK_MIN || chunk > RAID_CHUNK_MAX ||
-           (chunk & (chunk - 1)) != 0) {
+  sh->chunk = (uint64_t) sb0->chunksize * MDSB_SECTOR;
+  if (sh->level == RAID_LEVEL_1)
+    sh->chunk = RAID_CHUNK_MIN; /* no chunk: the geometry's smallest */
+  else if (sh->chunk < RAID_CHUNK_MIN || sh->chunk > RAID_CHUNK_MAX ||
+           (sh->chunk & (sh->chunk - 1)) != 0) {
     nbdkit_error ("chunk: the members' md superblocks say %" PRIu32
                   " sectors, which raidsim does not serve (a power of two "
                   "from 4K to 64M)", sb0->chunksize);
     return -1;
   }
-  data_offset = sb0->data_offset * MDSB_SECTOR;
-  if (data_offset % RAID_CHUNK_MIN != 0) {
+  sh->data_offset = sb0->data_offset * MDSB_SECTOR;
+  if (sh->data_offset % RAID_CHUNK_MIN != 0) {
     nbdkit_error ("member: the members' md data offset, %" PRIu64
                   " sectors, is not a multiple of 4K, which raidsim needs",
                   sb0->data_offset);
     return -1;
   }
+  return 0;
+}
+
+/* Steps 3 to 5: as many members as the array has, the keys given, one
+ * member to a role, and who is stale (md_trust's verdicts, logged).
+ */
+static int
+check_roles (struct raid_array *a, const struct md_trust_set *t,
+             const struct md_shape *sh)
+{
+  const struct mdsb *sb0 = &found[t->ref].sb, *fsb = &found[t->fresh].sb;
+  const unsigned n = a->nmembers;
+  unsigned i;
+  char w[64];
 
   /* 3. The members given, and the keys. */
   if (sb0->raid_disks < 1 || sb0->raid_disks > RAID_MAX_MEMBERS) {
@@ -407,80 +345,69 @@ assemble_md (struct raid_array *a)
                   "one", uuid_of (sb0).s, sb0->raid_disks, n);
     return -1;
   }
-  if (check_keys (level, sb0->chunksize * (uint64_t) MDSB_SECTOR,
-                  copies) == -1)
+  if (check_keys (sh->level, sb0->chunksize * (uint64_t) MDSB_SECTOR,
+                  sh->copies) == -1)
     return -1;
 
   /* 4. Roles. */
-  for (r = 0; r < n; ++r)
-    holder[r] = -1;
   for (i = 0; i < n; ++i) {
-    if (absent (a, i))
-      continue;
-    role[i] = mdsb_role (&found[i].sb);
-    if (role[i] >= n) {
+    const struct md_member_trust *m = &t->m[i];
+
+    if (m->trust == MD_NO_ROLE) {
       nbdkit_error ("member: %s has no active role in the array: its "
                     "superblock lists it %s (give a spare as spare=)",
                     a->members[i].name,
-                    role_words (role[i], w, sizeof w));
+                    md_role_words (m->role, w, sizeof w));
       return -1;
     }
-    if (holder[role[i]] >= 0) {
+    if (m->trust == MD_DUP_ROLE) {
       nbdkit_error ("member: %s and %s both hold role %u of the array "
                     "(the same member twice, or a copy of one)",
-                    a->members[holder[role[i]]].name, a->members[i].name,
-                    role[i]);
+                    a->members[m->other].name, a->members[i].name, m->role);
       return -1;
     }
-    holder[role[i]] = i;
   }
 
   /* 5. Stale members. */
-  fresh = ref;
-  for (i = 0; i < n; ++i)
-    if (!absent (a, i) &&
-        found[i].sb.events > found[fresh].sb.events)
-      fresh = i;
   for (i = 0; i < n; ++i) {
-    const struct mdsb *sb = &found[i].sb, *fsb = &found[fresh].sb;
-    unsigned fr;
+    const struct md_member_trust *m = &t->m[i];
+    const struct mdsb *sb = &found[i].sb;
 
-    stale[i] = false;
-    if (absent (a, i))
-      continue;
-    fr = sb->dev_number < fsb->max_dev &&
-      sb->dev_number < MDSB_MAX_DEV_LIMIT
-      ? fsb->dev_roles[sb->dev_number] : MDSB_ROLE_SPARE;
-    if (sb->events + 1 < fsb->events)
+    switch (m->trust) {
+    case MD_STALE_EVENTS:
       nbdkit_error ("member %u (%s) is stale: events %" PRIu64 " < %"
-                    PRIu64 "; not trusted: re-added, to be rebuilt", role[i],
+                    PRIu64 "; not trusted: re-added, to be rebuilt", m->role,
                     a->members[i].name, sb->events, fsb->events);
-    else if (fr != role[i] && sb->events < fsb->events)
+      break;
+    case MD_STALE_LISTED:
       nbdkit_error ("member %u (%s) is stale: events %" PRIu64 " < %"
                     PRIu64 ", and the freshest superblock (%s's) lists it "
-                    "%s; not trusted: re-added, to be rebuilt", role[i],
+                    "%s; not trusted: re-added, to be rebuilt", m->role,
                     a->members[i].name, sb->events, fsb->events,
-                    a->members[fresh].name, role_words (fr, w, sizeof w));
-    else if (fr != role[i])
+                    a->members[t->fresh].name,
+                    md_role_words (m->listed, w, sizeof w));
+      break;
+    case MD_STALE_ROLE:
       nbdkit_error ("member %u (%s) is stale: the freshest superblock "
                     "(%s's, events %" PRIu64 ") lists it %s; not trusted: "
-                    "re-added, to be rebuilt", role[i], a->members[i].name,
-                    a->members[fresh].name, fsb->events,
-                    role_words (fr, w, sizeof w));
-    else {
-      if (sb->events < fsb->events)
-        nbdkit_debug ("raid: member %s is one event behind (%" PRIu64
-                      " < %" PRIu64 ") and the freshest superblock still "
-                      "lists it in its role: an update was cut short; it "
-                      "is used, as md uses it", a->members[i].name,
-                      sb->events, fsb->events);
-      nlive++;
-      continue;
+                    "re-added, to be rebuilt", m->role, a->members[i].name,
+                    a->members[t->fresh].name, fsb->events,
+                    md_role_words (m->listed, w, sizeof w));
+      break;
+    case MD_TRUSTED_BEHIND:
+      nbdkit_debug ("raid: member %s is one event behind (%" PRIu64
+                    " < %" PRIu64 ") and the freshest superblock still "
+                    "lists it in its role: an update was cut short; it "
+                    "is used, as md uses it", a->members[i].name,
+                    sb->events, fsb->events);
+      break;
+    default:
+      break;
     }
-    stale[i] = true;
   }
-  if (level == RAID_LEVEL_0 && nlive < n) {
-    for (i = 0; i < n && !absent (a, i) && !stale[i]; ++i)
+  if (sh->level == RAID_LEVEL_0 && t->nlive < n) {
+    for (i = 0; i < n && !absent (a, i) && !md_trust_stale (t->m[i].trust);
+         ++i)
       ;
     if (blank[i])
       nbdkit_error ("member: a RAID 0 cannot take %s, which holds no md "
@@ -494,32 +421,43 @@ assemble_md (struct raid_array *a)
                     "stale: it keeps no copies", a->members[i].name);
     return -1;
   }
+  return 0;
+}
 
-  /* 7. Members in the places of their roles.  Missing and blank ones
-   * take the roles that no member holds, in order.
-   */
-  for (i = 0, r = 0; i < n; ++i) {
-    if (!absent (a, i))
-      continue;
-    while (holder[r] >= 0)
-      r++;
-    role[i] = r;
-    holder[r] = i;
-  }
+/* Step 7: members in the places of their roles (missing and blank ones
+ * in the roles no member holds: md_trust gave them), and the geometry
+ * from the superblocks.  *failed gets the members left out for now.
+ */
+static int
+place_members (struct raid_array *a, const struct md_trust_set *t,
+               const struct md_shape *sh, bool *is_new, bool *readd,
+               bool *resume, uint32_t *failed)
+{
+  const struct mdsb *sb0 = &found[t->ref].sb;
+  const unsigned n = a->nmembers;
+  struct raid_meta *meta = &a->meta;
+  struct raid_geom_params p;
+  uint64_t sizes[RAID_MAX_MEMBERS];
+  struct member *moved;
+  unsigned i, r, align = 1;
+
   moved = malloc (n * sizeof *moved);
   if (moved == NULL) {
     nbdkit_error ("malloc: %m");
     return -1;
   }
   memcpy (moved, a->members, n * sizeof *moved);
+  *failed = 0;
   for (r = 0; r < n; ++r) {
     struct member *m = &a->members[r];
+    bool stale;
 
-    i = holder[r];
+    i = t->holder[r];
+    stale = md_trust_stale (t->m[i].trust);
     member_move (m, &moved[i]);
     m->index = r;
     m->load = &a->reads.member[r];
-    meta->in_array[r] = !is_missing (m) && !stale[i] && !blank[i];
+    meta->in_array[r] = !is_missing (m) && !stale && !blank[i];
     if (!absent (a, i))
       meta->sb[r] = found[i].sb;
     /* Left out until the array is known whole without them; then
@@ -527,29 +465,31 @@ assemble_md (struct raid_array *a)
      */
     resume[r] = meta->in_array[r] &&
       (found[i].sb.feature_map & MDSB_FEATURE_RECOVERY_OFFSET);
-    if (stale[i] || blank[i] || resume[r])
+    if (stale || blank[i] || resume[r])
       atomic_store (&m->failed, true);
+    if (atomic_load (&m->failed))
+      *failed |= UINT32_C (1) << r;
     is_new[r] = blank[i];
-    readd[r] = stale[i];
+    readd[r] = stale;
     if (!is_missing (m) && m->min_block > align)
       align = m->min_block;
-    sizes[r] = data_offset + MDSB_SECTOR *
-      (level == RAID_LEVEL_0 && !absent (a, i) ? found[i].sb.data_size
+    sizes[r] = sh->data_offset + MDSB_SECTOR *
+      (sh->level == RAID_LEVEL_0 && !absent (a, i) ? found[i].sb.data_size
        : sb0->size);
   }
   free (moved);
-  if (data_offset % align != 0) {
+  if (sh->data_offset % align != 0) {
     nbdkit_error ("member: the members' md data offset, %" PRIu64 " bytes, "
                   "is not a multiple of a member's minimum block size %u",
-                  data_offset, align);
+                  sh->data_offset, align);
     return -1;
   }
 
   p = (struct raid_geom_params) {
-    .level = level,
-    .chunk = chunk,
-    .copies = copies,
-    .data_offset = data_offset,
+    .level = sh->level,
+    .chunk = sh->chunk,
+    .copies = sh->copies,
+    .data_offset = sh->data_offset,
     .nmembers = n,
     .member_size = sizes,
   };
@@ -558,11 +498,61 @@ assemble_md (struct raid_array *a)
     nbdkit_error ("%s", raid_geom_error ());
     return -1;
   }
+  return 0;
+}
+
+static int
+assemble_md (struct raid_array *a)
+{
+  const unsigned n = a->nmembers;
+  struct raid_meta *meta = &a->meta;
+  const struct mdsb *sbs[RAID_MAX_MEMBERS];
+  struct md_trust_set *t;
+  struct md_shape sh;
+  const struct mdsb *sb0, *fsb;
+  bool is_new[RAID_MAX_MEMBERS], readd[RAID_MAX_MEMBERS]; /* by role */
+  bool resume[RAID_MAX_MEMBERS];
+  uint32_t failed;
+  unsigned i, r;
+  int ret = -1;
+
+  /* 1. Each superblock on its own. */
+  for (i = 0; i < n; ++i) {
+    sbs[i] = NULL;
+    if (absent (a, i))
+      continue;
+    if (!found[i].valid) {
+      nbdkit_error ("member: %s: its md v1.2 superblock cannot be used: %s",
+                    a->members[i].name, found[i].why);
+      return -1;
+    }
+    if (check_features (&a->members[i], &found[i].sb) == -1)
+      return -1;
+    sbs[i] = &found[i].sb;
+  }
+  /* Whom to trust (raidsim/core/mdrules.c): a few KiB, not on the
+   * stack of nbdkit's thread.
+   */
+  t = malloc (sizeof *t);
+  if (t == NULL) {
+    nbdkit_error ("malloc: %m");
+    return -1;
+  }
+  md_trust (sbs, n, t);
+  if (t->ref == n) {
+    nbdkit_error ("member: every member is missing");
+    goto out;
+  }
+  sb0 = &found[t->ref].sb;
+  fsb = &found[t->fresh].sb;
+  if (check_shape (a, t, &sh) == -1 || check_roles (a, t, &sh) == -1 ||
+      place_members (a, t, &sh, is_new, readd, resume, &failed) == -1)
+    goto out;
 
   /* md needs a layout only for a RAID 0 with more than one zone; then it
    * must be the alternate one, which is raidsim's geometry.
    */
-  if (level == RAID_LEVEL_0 && raid_geom_nzones (a->geom) > 1 &&
+  if (sh.level == RAID_LEVEL_0 && raid_geom_nzones (a->geom) > 1 &&
       (!(sb0->feature_map & MDSB_FEATURE_RAID0_LAYOUT) ||
        sb0->layout != MDSB_RAID0_LAYOUT_ALTERNATE)) {
     nbdkit_error ("member: the array is a RAID 0 of members of different "
@@ -574,39 +564,31 @@ assemble_md (struct raid_array *a)
   }
 
   /* 6. Every chunk keeps a live copy. */
-  {
-    uint32_t failed = 0;
-
-    for (r = 0; r < n; ++r)
-      if (atomic_load (&a->members[r].failed))
-        failed |= UINT32_C (1) << r;
-    if (!request_array_whole (a, failed)) {
-      nbdkit_error ("member: the array cannot start: with the members that "
-                    "are missing, stale, new or being rebuilt left out, "
-                    "some of its chunks have no live copy");
-      goto drop;
-    }
-    meta->on = true;
-    meta->max_dev = found[fresh].sb.max_dev;
-    meta->resync_offset = found[fresh].sb.resync_offset;
-    meta->events = found[fresh].sb.events;
-    pthread_mutex_init (&meta->lock, NULL);
-    atomic_store (&meta->recorded, failed);
-    meta->started = false;
+  if (!request_array_whole (a, failed)) {
+    nbdkit_error ("member: the array cannot start: with the members that "
+                  "are missing, stale, new or being rebuilt left out, "
+                  "some of its chunks have no live copy");
+    goto drop;
   }
+  meta->on = true;
+  meta->max_dev = fsb->max_dev;
+  meta->resync_offset = fsb->resync_offset;
+  meta->events = fsb->events;
+  pthread_mutex_init (&meta->lock, NULL);
+  atomic_store (&meta->recorded, failed);
+  meta->started = false;
 
   /* Members to rebuild (recovery.h): stale ones re-added, blank ones
    * added with superblocks of their own, and those whose superblock
    * records a recovery in progress.
    */
-  recovery_slots_from (a, &found[fresh].sb);
+  recovery_slots_from (a, fsb);
   for (i = 0; i < n; ++i)
     if (!absent (a, i))
       recovery_slots_from (a, &found[i].sb);
   for (r = 0; r < n; ++r) {
     if (is_new[r]) {
-      if (recovery_new_sb (a, &found[fresh].sb, &a->members[r], r,
-                           &meta->sb[r]) == -1)
+      if (recovery_new_sb (a, fsb, &a->members[r], r, &meta->sb[r]) == -1)
         goto drop;
       recovery_assembled (a, r, RECOVERY_NEW);
     }
@@ -616,23 +598,27 @@ assemble_md (struct raid_array *a)
       recovery_assembled (a, r, RECOVERY_RESUME);
   }
 
-  params.raid.level = level;
-  params.raid.chunk = chunk;
-  params.raid.copies = level == RAID_LEVEL_10 ? copies : params.raid.copies;
+  params.raid.level = sh.level;
+  params.raid.chunk = sh.chunk;
+  params.raid.copies = sh.level == RAID_LEVEL_10 ? sh.copies
+    : params.raid.copies;
 
   for (r = 0; r < n; ++r)
     if (is_missing (&a->members[r]))
       nbdkit_error ("member %u is missing; the array starts degraded, "
-                    "%u of %u members live", r, nlive, n);
+                    "%u of %u members live", r, t->nlive, n);
   nbdkit_debug ("raid: assembled md array %s (\"%s\") from md v1.2 "
                 "superblocks: events %" PRIu64 ", %u of %u members live",
-                uuid_of (sb0).s, name_of (sb0).s, meta->events, nlive, n);
-  return 0;
+                uuid_of (sb0).s, name_of (sb0).s, meta->events, t->nlive, n);
+  ret = 0;
+  goto out;
 
  drop:
   raid_geom_free (a->geom);
   a->geom = NULL;
-  return -1;
+ out:
+  free (t);
+  return ret;
 }
 
 /* The array, then its bitmap, then whether re-added members are
