@@ -32,6 +32,7 @@
 #include "raidsim/background.h"
 #include "raidsim/config.h"
 #include "raidsim/error.h"
+#include "raidsim/mdrules.h"
 
 const struct raidsim_enum raidsim_resync_enums[] = {
   { "no", RAIDSIM_RESYNC_NO },
@@ -151,54 +152,32 @@ raidsim_sync_config_action (const struct raidsim_array_config *ac)
 
 /* Every chunk keeps a live copy, and with a rebuild, a live copy other
  * than the member being rebuilt; a resync needs some chunk with two
- * live copies.  The near layout repeats every nmembers chunks (chunk c's
- * copies are on members c*copies .. c*copies+copies-1, modulo the
- * member count), so the first nmembers chunks stand for all of them, as
- * in the plugin's array_whole (plugins/raid/request.c).
+ * live copies.  These are md's enough () and the plugin's own rules
+ * (raidsim/core/mdrules.c).  The chunk reported is the first that
+ * fails either, as a walk from chunk 0 would find it.
  */
 static int
 check_copies (const struct raidsim_array_config *ac,
               const struct raid_geom *g, uint32_t failed, uint32_t rebuild)
 {
-  uint64_t chunk = raid_geom_chunk (g), nchunks, c;
-  bool two_live = false;
+  struct raid_piece p;
+  int64_t lost = md_first_lost (g, failed, NULL);
+  int64_t unsourced = md_first_lost (g, failed | rebuild, &p);
   char members[256];
 
-  nchunks = raid_geom_level (g) == RAID_LEVEL_1 ? 1
-    : raid_geom_size (g) / chunk;
-  if (nchunks > ac->members)
-    nchunks = ac->members;
-  for (c = 0; c < nchunks; ++c) {
-    struct raid_piece p;
-    unsigned k, live = 0, in_sync = 0;
-
-    raid_geom_map (g, c * chunk, 1, &p);
-    for (k = 0; k < p.ncopies; ++k) {
-      uint32_t bit = UINT32_C (1) << p.copy[k].member;
-
-      if (failed & bit)
-        continue;
-      live++;
-      if (!(rebuild & bit))
-        in_sync++;
-    }
+  if (unsourced >= 0) {
     copy_members (&p, members, sizeof members);
-    if (live == 0) {
-      raidsim_set_error ("failed: array chunk %" PRIu64 " would have no "
+    if (lost == unsourced)
+      raidsim_set_error ("failed: array chunk %" PRId64 " would have no "
                          "live copy (it is on %s); the array cannot run "
-                         "with these members failed", c, members);
-      return -1;
-    }
-    if (in_sync == 0) {
-      raidsim_set_error ("rebuild: array chunk %" PRIu64 " has no live copy "
-                         "to rebuild member %u from (it is on %s)", c,
-                         lowest (rebuild), members);
-      return -1;
-    }
-    if (live >= 2)
-      two_live = true;
+                         "with these members failed", lost, members);
+    else
+      raidsim_set_error ("rebuild: array chunk %" PRId64 " has no live "
+                         "copy to rebuild member %u from (it is on %s)",
+                         unsourced, lowest (rebuild), members);
+    return -1;
   }
-  if (ac->resync != RAIDSIM_RESYNC_NO && !two_live) {
+  if (ac->resync != RAIDSIM_RESYNC_NO && md_most_copies (g, failed) < 2) {
     raidsim_set_error ("resync: no chunk has two live copies, so there is "
                        "nothing to %s", ac->resync == RAIDSIM_RESYNC_YES
                        ? "resync" : "check");
