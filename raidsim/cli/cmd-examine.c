@@ -15,7 +15,17 @@
  * reshape lines and the cluster name.  With -X, each member's internal
  * bitmap is printed as mdadm -X prints it (test-mdadm-bitmap.sh).
  *
+ * With --assembly, the members are taken as one array, as the nbdkit
+ * raid plugin would assemble it, and what md's rules make of each is
+ * printed instead (raidsim/core/mdrules.c, the very functions the
+ * plugin decides with): trusted, stale (and whether its re-add is
+ * rebuilt from the write-intent bitmap or in full), foreign, of
+ * another shape, without a role; then whether the array starts, whole
+ * or degraded.  "missing" stands for an absent member, as in the
+ * plugin's member list (tests/unit/test-examine-assembly.sh).
+ *
  * Run: build/raidsim/raidsim examine a.img b.img
+ *      build/raidsim/raidsim examine --assembly a.img b.img missing
  */
 
 #include <getopt.h>
@@ -27,7 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "raidsim/geometry.h"
 #include "raidsim/mdbitmap.h"
+#include "raidsim/mdrules.h"
 #include "raidsim/mdsb.h"
 #include "cmd.h"
 #include "md-member.h"
@@ -48,6 +60,11 @@ usage (FILE *fp)
            "Options:\n"
            "  -X, --examine-bitmap  print each member's internal write-intent\n"
            "                        bitmap instead, as mdadm -X prints it\n"
+           "  -A, --assembly        take the members as one array and print\n"
+           "                        whom md's rules trust, as the nbdkit raid\n"
+           "                        plugin assembles it (\"missing\" for an\n"
+           "                        absent member); exit status 1 if it\n"
+           "                        would not start\n"
            "  -h, --help            show this help\n",
            CMD);
 }
@@ -446,22 +463,224 @@ examine_member (const char *path, const char *homehost, bool bitmap_only)
   return r;
 }
 
+/* ---- --assembly ---------------------------------------------------- */
+
+/* What md's rules make of one member, in words (the plugin's). */
+static void
+print_trust (const struct md_trust_set *t, unsigned i, char **names,
+             const struct mdsb *sb)
+{
+  const struct md_member_trust *m = &t->m[i];
+  const struct mdsb *fsb = &sb[t->fresh];
+  char w[24], u[36];
+
+  printf ("%s: ", names[i]);
+  if (m->trust < MD_FOREIGN)
+    printf ("role %u: ", m->role);
+  switch (m->trust) {
+  case MD_ABSENT:
+    printf ("missing\n");
+    break;
+  case MD_TRUSTED:
+    printf ("trusted (events %" PRIu64 ")\n", sb[i].events);
+    break;
+  case MD_TRUSTED_BEHIND:
+    printf ("trusted: events %" PRIu64 ", one behind the freshest's (%s), "
+            "which still lists it in its role: an update was cut short\n",
+            sb[i].events, names[t->fresh]);
+    break;
+  case MD_STALE_EVENTS:
+    printf ("stale: events %" PRIu64 " < %" PRIu64 " (%s's)", sb[i].events,
+            fsb->events, names[t->fresh]);
+    break;
+  case MD_STALE_LISTED:
+    printf ("stale: events %" PRIu64 " < %" PRIu64 ", and the freshest "
+            "superblock (%s's) lists it %s", sb[i].events, fsb->events,
+            names[t->fresh], md_role_words (m->listed, w, sizeof w));
+    break;
+  case MD_STALE_ROLE:
+    printf ("stale: the freshest superblock (%s's, events %" PRIu64 ") "
+            "lists it %s", names[t->fresh], fsb->events,
+            md_role_words (m->listed, w, sizeof w));
+    break;
+  case MD_FOREIGN:
+    mdsb_format_uuid (sb[i].set_uuid, u);
+    printf ("foreign: array UUID %s, not %s's\n", u, names[t->ref]);
+    break;
+  case MD_OTHER_SHAPE:
+    printf ("another shape: %s %" PRIu64 ", not %" PRIu64 " as %s's\n",
+            m->field, m->value, m->ref_value, names[t->ref]);
+    break;
+  case MD_NO_ROLE:
+    printf ("no active role: its superblock lists it %s\n",
+            md_role_words (m->role, w, sizeof w));
+    break;
+  case MD_DUP_ROLE:
+    printf ("role %u, which %s holds too\n", m->role, names[m->other]);
+    break;
+  }
+}
+
+/* The array's geometry from its superblocks (ref's shape, each member's
+ * used size), for md_enough; NULL if raidsim does not serve the shape.
+ */
+static struct raid_geom *
+assembly_geom (const struct md_trust_set *t, const struct mdsb *sb)
+{
+  const struct mdsb *sb0 = &sb[t->ref];
+  uint64_t sizes[RAID_MAX_MEMBERS], doff = sb0->data_offset * MDSB_SECTOR;
+  struct raid_geom_params p = {
+    .chunk = (uint64_t) sb0->chunksize * MDSB_SECTOR, .data_offset = doff,
+    .nmembers = t->n, .member_size = sizes,
+  };
+  unsigned r;
+
+  switch (sb0->level) {
+  case 0: p.level = RAID_LEVEL_0; break;
+  case 1: p.level = RAID_LEVEL_1; p.chunk = RAID_CHUNK_MIN; break;
+  case 10:
+    p.level = RAID_LEVEL_10;
+    p.copies = MDSB_RAID10_NEAR (sb0->layout);
+    break;
+  default: return NULL;
+  }
+  for (r = 0; r < t->n; ++r) {
+    int i = t->holder[r];
+
+    sizes[r] = doff + MDSB_SECTOR *
+      (p.level == RAID_LEVEL_0 && i >= 0 && t->m[i].trust != MD_ABSENT
+       ? sb[i].data_size : sb0->size);
+  }
+  return raid_geom_new (&p);
+}
+
+/* The freshest member's write-intent bitmap, as a re-add sees it. */
+static void
+assembly_bitmap (const struct md_member *fm, const struct mdsb *fsb,
+                 struct md_bitmap_view *v)
+{
+  uint8_t *bm;
+  struct mdbm h;
+
+  *v = (struct md_bitmap_view) { .on = false };
+  if (fm == NULL || read_bitmap (fm, fsb, &bm) == 0)
+    return;
+  mdbm_unpack (bm, &h);
+  free (bm);
+  v->on = true;
+  v->stale = h.events < fsb->events || (h.state & MDBM_STATE_STALE);
+  v->events_cleared = h.events_cleared;
+}
+
+static int
+examine_assembly (int n, char **names)
+{
+  struct md_member m[RAID_MAX_MEMBERS];
+  struct mdsb sb[RAID_MAX_MEMBERS];
+  const struct mdsb *sbs[RAID_MAX_MEMBERS];
+  bool open_[RAID_MAX_MEMBERS] = { false };
+  struct md_trust_set t;
+  struct md_bitmap_view bv;
+  struct raid_geom *g;
+  uint32_t out = 0;
+  unsigned nstale = 0, nabsent = 0;
+  int i, status = 1;
+
+  if (n > RAID_MAX_MEMBERS) {
+    fprintf (stderr, "%s: member: at most %d members\n", CMD,
+             RAID_MAX_MEMBERS);
+    return 1;
+  }
+  for (i = 0; i < n; ++i) {
+    uint8_t buf[MDSB_SIZE];
+
+    sbs[i] = NULL;
+    if (strcmp (names[i], "missing") == 0)
+      continue;
+    if (md_member_open (&m[i], CMD, names[i], false) == -1)
+      goto out;
+    open_[i] = true;
+    if (md_member_read_sb (&m[i], CMD, buf) == -1)
+      goto out;
+    if (mdsb_decode (buf, sizeof buf, &sb[i]) == -1 ||
+        mdsb_check_member (&sb[i], m[i].size / MDSB_SECTOR) == -1) {
+      fprintf (stderr, "%s: %s: no md superblock that md would accept: %s\n",
+               CMD, names[i], mdsb_error ());
+      goto out;
+    }
+    sbs[i] = &sb[i];
+  }
+  md_trust (sbs, n, &t);                /* raidsim/core/mdrules.c */
+  if (t.ref == (unsigned) n) {
+    fprintf (stderr, "%s: member: every member is missing\n", CMD);
+    goto out;
+  }
+  assembly_bitmap (open_[t.fresh] ? &m[t.fresh] : NULL, &sb[t.fresh], &bv);
+  for (i = 0; i < n; ++i) {
+    const char *why;
+
+    print_trust (&t, i, names, sb);
+    if (t.m[i].trust == MD_ABSENT)
+      nabsent++;
+    if (!md_trust_stale (t.m[i].trust))
+      continue;
+    nstale++;
+    if (md_readd_ok (&bv, sb[i].events, &why))
+      printf ("; re-added, rebuilt from the write-intent bitmap (%s)\n", why);
+    else
+      printf ("; re-added, rebuilt in full (%s)\n", why);
+  }
+  if (md_trust_refused (&t) >= 0 || sb[t.ref].raid_disks != (unsigned) n) {
+    printf ("assembly: refused: %s\n", md_trust_refused (&t) >= 0
+            ? "the members are not of one array, or not one to a role"
+            : "the array's member count is not the number given");
+    goto out;
+  }
+  g = assembly_geom (&t, sb);
+  if (g == NULL) {
+    printf ("assembly: refused: raidsim does not serve this shape\n");
+    goto out;
+  }
+  for (i = 0; i < n; ++i)
+    if (t.m[i].trust == MD_ABSENT || md_trust_stale (t.m[i].trust))
+      out |= UINT32_C (1) << t.m[i].role;
+  printf ("assembly: RAID %s of %d members: %u trusted, %u stale, %u missing: ",
+          raid_level_name (raid_geom_level (g)), n, t.nlive, nstale,
+          nabsent);
+  if (!md_enough (g, out))
+    printf ("some chunks keep no copy; the array does not start\n");
+  else {
+    printf ("the array starts %s\n", out ? "degraded" : "whole");
+    status = 0;
+  }
+  raid_geom_free (g);
+ out:
+  for (i = 0; i < n; ++i)
+    if (open_[i])
+      md_member_close (&m[i]);
+  return status;
+}
+
 int
 cmd_examine (int argc, char **argv)
 {
   static const struct option longopts[] = {
     { "help", no_argument, NULL, 'h' },
     { "examine-bitmap", no_argument, NULL, 'X' },
+    { "assembly", no_argument, NULL, 'A' },
     { NULL, 0, NULL, 0 },
   };
   char homehost[256] = "";
   int c, i, status = 0;
-  bool bitmap_only = false;
+  bool bitmap_only = false, assembly = false;
 
-  while ((c = getopt_long (argc, argv, "hX", longopts, NULL)) != -1) {
+  while ((c = getopt_long (argc, argv, "hXA", longopts, NULL)) != -1) {
     switch (c) {
     case 'X':
       bitmap_only = true;
+      break;
+    case 'A':
+      assembly = true;
       break;
     case 'h':
       usage (stdout);
@@ -476,6 +695,8 @@ cmd_examine (int argc, char **argv)
              CMD);
     return 1;
   }
+  if (assembly)
+    return examine_assembly (argc - optind, argv + optind);
   /* mdadm marks a name "HOST:NAME" as local when HOST is this machine's
    * (its HOMEHOST <system>, Debian's default).
    */
