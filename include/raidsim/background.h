@@ -1,5 +1,6 @@
-/* raidsim: the background stream of a resync or a rebuild, and the
- * array keys that describe a degraded array.
+/* raidsim: the background stream of a resync or a rebuild (the array
+ * keys that ask for one, and describe a degraded array, are
+ * synckeys.h's).
  *
  * md repairs an array with a thread of its own (md_do_sync) that walks
  * it from start to end, one sync request at a time (raid1.c and
@@ -64,52 +65,15 @@
 #include "raidsim/histogram.h"
 #include "raidsim/io.h"
 #include "raidsim/param.h"
+#include "raidsim/synckeys.h"
 
 struct raidsim_array_config;
-
-/* The `resync` key. */
-enum raidsim_resync {
-  RAIDSIM_RESYNC_NO,
-  RAIDSIM_RESYNC_YES,           /* read the first live copy, write the rest */
-  RAIDSIM_RESYNC_CHECK,         /* read every live copy, write none */
-};
-
-/* The `sync_throttle` key. */
-enum raidsim_sync_throttle {
-  RAIDSIM_THROTTLE_MIN,
-  RAIDSIM_THROTTLE_DRAIN,
-};
-
-extern const struct raidsim_enum raidsim_resync_enums[];
-extern const struct raidsim_enum raidsim_sync_throttle_enums[];
-
-/* What the stream does. */
-enum raidsim_sync_action {
-  RAIDSIM_SYNC_NONE,
-  RAIDSIM_SYNC_RESYNC,
-  RAIDSIM_SYNC_CHECK,
-  RAIDSIM_SYNC_REBUILD,
-};
-
-extern const char *raidsim_sync_action_name (int action);
 
 #define RAIDSIM_SYNC_BLOCK  (UINT64_C (64) << 10)  /* md's RESYNC_BLOCK_SIZE */
 #define RAIDSIM_SYNC_DEPTH  32                     /* md's RESYNC_DEPTH */
 #define RAIDSIM_SYNC_WINDOW (UINT64_C (128) << 10) /* md_do_sync's window */
 #define RAIDSIM_SYNC_IDLE   (UINT64_C (32) << 10)  /* is_mddev_idle's 64 sectors */
 #define RAIDSIM_SYNC_PAUSE  (500 * RAIDSIM_NS_PER_MS) /* md's msleep (500) */
-
-/* The checks of an array file's failed, rebuild, resync and speed limit
- * keys, once the geometry has accepted the rest: parses failed and
- * rebuild into ac->failed_mask and ac->rebuild_mask, and refuses an
- * array with a chunk that has no live copy (or, with a rebuild, no live
- * copy besides the member being rebuilt).  Returns 0, or -1 with
- * raidsim_error () set to a message that starts with the key at fault.
- */
-extern int raidsim_sync_config_check (struct raidsim_array_config *ac);
-
-/* The action an array file asks for (RAIDSIM_SYNC_NONE if none). */
-extern int raidsim_sync_config_action (const struct raidsim_array_config *ac);
 
 /* ---- the stream ---- */
 

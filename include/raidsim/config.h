@@ -64,7 +64,7 @@ struct raidsim_array_config {
   int read_policy;
   char device[RAIDSIM_STR_MAX];
   char controller[RAIDSIM_STR_MAX];
-  /* A degraded array and its background stream (background.h). */
+  /* A degraded array and its background stream (synckeys.h). */
   char failed[RAIDSIM_STR_MAX];      /* "none" or member indexes */
   char rebuild[RAIDSIM_STR_MAX];     /* "none" or a member index */
   int resync;                        /* enum raidsim_resync */
@@ -132,6 +132,17 @@ extern int raidsim_array_config_set (struct raidsim_array_config *ac,
 extern void raidsim_array_config_params (const struct raidsim_array_config *ac,
                                          uint64_t *member_size,
                                          struct raidsim_array_params *p);
+
+/* The checks of an array file's failed, rebuild, resync and speed limit
+ * keys (synckeys.h), once the geometry has accepted the rest: parses
+ * failed and rebuild into ac->failed_mask and ac->rebuild_mask.
+ * Returns 0, or -1 with raidsim_error () set to a message that starts
+ * with the key at fault.
+ */
+extern int raidsim_sync_config_check (struct raidsim_array_config *ac);
+
+/* The action an array file asks for (RAIDSIM_SYNC_NONE if none). */
+extern int raidsim_sync_config_action (const struct raidsim_array_config *ac);
 
 /* The array's usable size in bytes, from the shared geometry. */
 extern uint64_t

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "raidsim/background.h"
 #include "raidsim/config.h"
 #include "raidsim/raidkeys.h"
 #include "raidsim/embedded.h"
 #include "raidsim/error.h"
 #include "raidsim/fiojob.h"
+#include "raidsim/synckeys.h"
 
 #define MiB (UINT64_C (1) << 20)
 
@@ -493,6 +493,33 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
   p->failed = ac->failed_mask;
   p->rebuild = ac->rebuild_mask;
   p->resync = ac->resync == RAIDSIM_RESYNC_YES;
+}
+
+int
+raidsim_sync_config_check (struct raidsim_array_config *ac)
+{
+  const struct raidsim_sync_keys k = {
+    .level = ac->level, .members = ac->members,
+    .failed = ac->failed, .rebuild = ac->rebuild, .resync = ac->resync,
+    .speed_limit_min = ac->speed_limit_min,
+    .speed_limit_max = ac->speed_limit_max,
+  };
+  uint64_t sizes[RAID_MAX_MEMBERS];
+  struct raidsim_array_params ap;
+  uint32_t failed, rebuild;
+
+  raidsim_array_config_params (ac, sizes, &ap);
+  if (raidsim_sync_keys_check (&k, &ap, &failed, &rebuild) == -1)
+    return -1;
+  ac->failed_mask = failed;
+  ac->rebuild_mask = rebuild;
+  return 0;
+}
+
+int
+raidsim_sync_config_action (const struct raidsim_array_config *ac)
+{
+  return raidsim_sync_keys_action (ac->rebuild_mask, ac->resync);
 }
 
 uint64_t
