@@ -35,12 +35,11 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 
-#include <blkid.h>
-
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
 #include "raidsim/mdrules.h"
+#include "raidsim/probe.h"
 #include "array.h"
 #include "metadata.h"
 #include "params.h"
@@ -249,8 +248,6 @@ recovery_check_blank (struct member *m, const char *what, bool need_zeros)
 {
   bool zeros;
   char sig[64] = "";
-  const char *value;
-  blkid_probe pr;
   int fd, r;
 
   fd = probe_copy (m, &zeros);
@@ -259,31 +256,13 @@ recovery_check_blank (struct member *m, const char *what, bool need_zeros)
                   m->name);
     return -1;
   }
-  pr = blkid_new_probe ();
-  if (pr == NULL || blkid_probe_set_device (pr, fd, 0, 0) != 0) {
+  r = raid_probe_signature (fd, sig, sizeof sig);       /* as raidsim create */
+  close (fd);
+  if (r == RAID_PROBE_CANNOT) {
     nbdkit_error ("%s: %s: libblkid cannot probe it", what, m->name);
-    if (pr)
-      blkid_free_probe (pr);
-    close (fd);
     return -1;
   }
-  blkid_probe_enable_superblocks (pr, 1);
-  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_TYPE |
-                                     BLKID_SUBLKS_BADCSUM);
-  blkid_probe_enable_partitions (pr, 1);
-  r = blkid_do_safeprobe (pr);
-  if (r == 0) {
-    if (blkid_probe_lookup_value (pr, "TYPE", &value, NULL) == 0 ||
-        blkid_probe_lookup_value (pr, "PTTYPE", &value, NULL) == 0)
-      snprintf (sig, sizeof sig, "%s", value);
-    else
-      snprintf (sig, sizeof sig, "a signature");
-  }
-  else if (r == -2)
-    snprintf (sig, sizeof sig, "more than one signature");
-  blkid_free_probe (pr);
-  close (fd);
-  if (r == -1) {
+  if (r == RAID_PROBE_FAILED) {
     nbdkit_error ("%s: %s: libblkid failed to probe it", what, m->name);
     return -1;
   }

@@ -41,6 +41,7 @@
 #include "raidsim/geometry.h"
 #include "raidsim/mdbitmap.h"
 #include "raidsim/mdsb.h"
+#include "raidsim/probe.h"
 #include "raidsim/raidkeys.h"
 #include "cmd.h"
 #include "options.h"
@@ -426,35 +427,12 @@ check_copies (const struct create *cr, const struct raid_geom *g)
 static int
 probe_member (struct create *cr, unsigned i)
 {
-  blkid_probe pr;
-  const char *value;
-  int r;
-
-  cr->signature[i][0] = '\0';
-  pr = blkid_new_probe ();
-  if (pr == NULL || blkid_probe_set_device (pr, cr->m[i].fd, 0, 0) != 0) {
+  switch (raid_probe_signature (cr->m[i].fd, cr->signature[i],
+                                sizeof cr->signature[i])) {
+  case RAID_PROBE_CANNOT:
     error ("member: %s: libblkid cannot probe it", cr->path[i]);
-    if (pr)
-      blkid_free_probe (pr);
     return -1;
-  }
-  blkid_probe_enable_superblocks (pr, 1);
-  blkid_probe_set_superblocks_flags (pr, BLKID_SUBLKS_TYPE |
-                                     BLKID_SUBLKS_BADCSUM);
-  blkid_probe_enable_partitions (pr, 1);
-  r = blkid_do_safeprobe (pr);
-  if (r == 0) {
-    if (blkid_probe_lookup_value (pr, "TYPE", &value, NULL) == 0 ||
-        blkid_probe_lookup_value (pr, "PTTYPE", &value, NULL) == 0)
-      snprintf (cr->signature[i], sizeof cr->signature[i], "%s", value);
-    else
-      snprintf (cr->signature[i], sizeof cr->signature[i], "a signature");
-  }
-  else if (r == -2)
-    snprintf (cr->signature[i], sizeof cr->signature[i],
-              "more than one signature");
-  blkid_free_probe (pr);
-  if (r == -1) {
+  case RAID_PROBE_FAILED:
     error ("member: %s: libblkid failed to probe it", cr->path[i]);
     return -1;
   }
