@@ -2,7 +2,7 @@
 # raidsim tests: what the plugin allocates for a member is freed when
 # the member goes, checked by valgrind's leak check over a spare's whole
 # life.  A member's statistics live in per-CPU shards on the heap
-# (plugins/raid/stats.c, about half a megabyte for two CPUs), so a slot
+# (plugins/raid/member/stats.c, about half a megabyte for two CPUs), so a slot
 # that is used again must free the ones it had:
 #
 #   1. a RAID 1 (md metadata) of a.img and b.img with the spare s1.img
@@ -98,8 +98,9 @@ grep -q "LEAK SUMMARY\|All heap blocks were freed" valgrind.log ||
 # --keep-debuginfo names the plugin's frames after nbdkit has unloaded
 # it.  Blocks that nbdkit or the C library lose are not the plugin's:
 # a loss record fails the test when a frame of its stack is in one of
-# the plugin's own source files (plugins/raid/*.c).
-plugin_files=$(cd "$SRCDIR/plugins/raid" && printf '%s\n' *.c)
+# the plugin's own source files (plugins/raid/*.c and its folders'),
+# which valgrind names by their base names.
+plugin_files=$(cd "$SRCDIR/plugins/raid" && find . -name '*.c' -printf '%f\n')
 lost=$(awk -v files="$plugin_files" '
   BEGIN { n = split (files, f, "\n"); for (i = 1; i <= n; i++) mine[f[i]] = 1 }
   /definitely lost in loss record/ { rec = $0; sub (/^==[0-9]+== /, "", rec); inrec = 1; next }
