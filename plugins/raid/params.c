@@ -13,8 +13,8 @@
 #include <nbdkit-plugin.h>
 
 #include "params.h"
-#include "sync.h"
-#include "timing.h"
+#include "md/sync.h"
+#include "model/timing.h"
 
 #define STR_(x) #x
 #define STR(x) STR_ (x)

@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "raidsim/raidkeys.h"
-#include "member.h"
-#include "recovery.h"
+#include "md/recovery.h"
+#include "member/member.h"
 
 #define MAX_INFLIGHT_DEFAULT 64
 #define MAX_INFLIGHT_MAX 4096

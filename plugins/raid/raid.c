@@ -60,17 +60,17 @@
 #include <nbdkit-plugin.h>
 
 #include "raidsim/geometry.h"
-#include "array.h"
-#include "assemble.h"
-#include "control.h"
-#include "member-file.h"
-#include "metadata.h"
 #include "params.h"
-#include "recovery.h"
-#include "request.h"
-#include "stats-json.h"
-#include "sync.h"
-#include "timing.h"
+#include "ctl/control.h"
+#include "ctl/stats-json.h"
+#include "io/request.h"
+#include "md/array.h"
+#include "md/assemble.h"
+#include "md/metadata.h"
+#include "md/recovery.h"
+#include "md/sync.h"
+#include "member/member-file.h"
+#include "model/timing.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.  It is logged with

@@ -1,4 +1,4 @@
-/* raidsim tests: a batch's hand-off between threads (plugins/raid/
+/* raidsim tests: a batch's hand-off between threads (plugins/raid/member/
  * batch.c, built here with BATCH_TEST_HOOKS).
  *
  * batch.c lets the waiting thread finish its own I/Os without a lock,
@@ -28,7 +28,7 @@
 
 #include <check.h>
 
-#include "batch.h"
+#include "member/batch.h"
 
 /* The hook: a thread that reaches stop_at posts reached and, if
  * hold_there, waits for release.

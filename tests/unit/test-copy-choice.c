@@ -1,7 +1,7 @@
 /* raidsim tests: the plugin and the simulator choose the same copies.
  *
  * The same request sequence, with the same completion order, goes
- * through the plugin's planning code (plugins/raid/plan.c: plan_build,
+ * through the plugin's planning code (plugins/raid/io/plan.c: plan_build,
  * plan_choose, ioset_add_reads, ioset_runs, the very functions
  * request.c calls) and through the simulator's RAID layer
  * (raidsim_array_split with merged pieces, as a controller that merges
@@ -30,7 +30,7 @@
 #include "raidsim/geometry.h"
 #include "raidsim/readpolicy.h"
 #include "raidsim/rng.h"
-#include "plan.h"
+#include "io/plan.h"
 
 #define MAX_OUT 4096
 

@@ -1,5 +1,5 @@
 /* raidsim: unit tests for the recovery's window of regions in flight
- * (plugins/raid/recwindow.c, compiled in here), with no I/O.
+ * (plugins/raid/sync/recwindow.c, compiled in here), with no I/O.
  *
  * The rule (recwindow.h): regions come back out in the order they went
  * in, each only once it is done, so that a recovery position never
@@ -20,7 +20,7 @@
 
 #include <check.h>
 
-#include "recwindow.h"
+#include "sync/recwindow.h"
 
 #define MiB (UINT64_C (1) << 20)
 

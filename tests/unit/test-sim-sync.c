@@ -435,7 +435,7 @@ START_TEST (reads_avoid_what_is_not_in_sync)
 END_TEST
 
 /* raidsim_array_set_state, which the plugin's timed models call as its
- * real array changes (plugins/raid/timing.c): a RAID 1 of two 8 MiB
+ * real array changes (plugins/raid/model/timing.c): a RAID 1 of two 8 MiB
  * members made healthy, with round-robin reads, alternates 4K reads
  * between its members; told member 1 has failed, it reads and writes
  * member 0 only, as an array made with failed = 1; told member 1 is

@@ -1,5 +1,5 @@
 /* raidsim tests: the plugin's statistics kept in per-CPU shards
- * (plugins/raid/stats.c, compiled in here).
+ * (plugins/raid/member/stats.c, compiled in here).
  *
  * I/Os counted by threads on two CPUs whose shards differ (this thread
  * pinned to one CPU, then to the other) must all be in a snapshot, and
@@ -16,8 +16,8 @@
 
 #include <check.h>
 
-#include "member.h"
-#include "stats.h"
+#include "member/member.h"
+#include "member/stats.h"
 
 static int cpu_a = -1, cpu_b = -1;      /* in different shards */
 

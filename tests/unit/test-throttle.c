@@ -1,5 +1,5 @@
 /* raidsim: unit tests for md's throttle of the plugin's background jobs
- * (plugins/raid/throttle.c, compiled in here), with no I/O.
+ * (plugins/raid/sync/throttle.c, compiled in here), with no I/O.
  *
  * md's rule (md_do_sync; throttle.h): a job's rate since its mark may
  * be at most speed_limit_max, or speed_limit_min while clients are
@@ -26,7 +26,7 @@
 
 #include <check.h>
 
-#include "throttle.h"
+#include "sync/throttle.h"
 
 #define KiB UINT64_C (1024)
 #define MiB (KiB * 1024)

@@ -35,10 +35,10 @@
 
 #include "raidsim/controlverbs.h"
 #include "control.h"
-#include "metadata.h"
-#include "recovery.h"
-#include "request.h"
-#include "scrub.h"
+#include "io/request.h"
+#include "md/metadata.h"
+#include "md/recovery.h"
+#include "sync/scrub.h"
 
 #define CONTROL_TIMEOUT_S 5     /* to send the request line */
 

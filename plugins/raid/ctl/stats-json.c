@@ -18,7 +18,7 @@
 #include <nbdkit-plugin.h>
 
 #include "stats-json.h"
-#include "timing.h"
+#include "model/timing.h"
 
 static const char *const op_keys[MOP_COUNT] = {
   [MOP_READ] = "read", [MOP_WRITE] = "write", [MOP_ZERO] = "zero",

@@ -8,10 +8,10 @@
 #include <stdbool.h>
 
 #include "raidsim/geometry.h"
-#include "member.h"
-#include "scrub.h"
-#include "stats.h"
-#include "sync.h"
+#include "md/sync.h"
+#include "member/member.h"
+#include "member/stats.h"
+#include "sync/scrub.h"
 
 /* What to report: a view of the plugin's state. */
 struct stats_source {

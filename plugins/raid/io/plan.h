@@ -18,7 +18,7 @@
 
 #include "raidsim/geometry.h"
 #include "raidsim/readpolicy.h"
-#include "member.h"
+#include "member/member.h"
 
 /* One piece, copied out of the geometry with only as many copies as it
  * has.

@@ -20,11 +20,11 @@
 #include <nbdkit-plugin.h>
 
 #include "raidsim/mdrules.h"
-#include "metadata.h"
 #include "plan.h"
-#include "recovery.h"
 #include "request.h"
-#include "sync.h"
+#include "md/metadata.h"
+#include "md/recovery.h"
+#include "md/sync.h"
 
 const char *const op_names[MOP_COUNT] = {
   [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "array.h"
+#include "md/array.h"
 
 struct nbdkit_extents;
 

@@ -13,13 +13,13 @@
 #include "raidsim/geometry.h"
 #include "raidsim/mdsb.h"
 #include "raidsim/readpolicy.h"
-#include "member.h"
-#include "rangelock.h"
-#include "recovery.h"
-#include "scrub.h"
-#include "stats.h"
-#include "sync.h"
 #include "bitmap.h"
+#include "recovery.h"
+#include "sync.h"
+#include "io/rangelock.h"
+#include "member/member.h"
+#include "member/stats.h"
+#include "sync/scrub.h"
 
 /* The array's md metadata, when its members carry md v1.2 superblocks
  * (assemble.c reads them, metadata.c writes them).  members[] is then

@@ -78,8 +78,8 @@
 #include "metadata.h"
 #include "params.h"
 #include "recovery.h"
-#include "request.h"
-#include "timing.h"
+#include "io/request.h"
+#include "model/timing.h"
 
 /* What each member holds, by its place on the command line: a 4K
  * superblock each, so not on the stack.  Used only while nbdkit reads

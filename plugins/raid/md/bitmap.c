@@ -28,7 +28,7 @@
 #include "bitmap.h"
 #include "metadata.h"
 #include "recovery.h"
-#include "request.h"
+#include "io/request.h"
 
 /* -D raid.bitmap=1 logs every bitmap write (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_bitmap = 0;

@@ -34,7 +34,7 @@
 #include <nbdkit-plugin.h>
 
 #include "metadata.h"
-#include "request.h"
+#include "io/request.h"
 
 /* md's magic numbers are at the start of every version's superblock,
  * followed by major_version: 0 for 0.90, 1 for the 1.x versions.

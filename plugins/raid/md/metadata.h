@@ -26,7 +26,7 @@
 
 #include "raidsim/mdsb.h"
 #include "array.h"
-#include "member.h"
+#include "member/member.h"
 
 /* What a member holds, read at config time. */
 struct member_md {

@@ -43,12 +43,12 @@
 #include "array.h"
 #include "metadata.h"
 #include "params.h"
-#include "plan.h"
 #include "recovery.h"
-#include "recwindow.h"
-#include "request.h"
-#include "syncio.h"
-#include "throttle.h"
+#include "io/plan.h"
+#include "io/request.h"
+#include "sync/recwindow.h"
+#include "sync/syncio.h"
+#include "sync/throttle.h"
 
 /* -D raid.recovery=1 logs every recovery region (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_recovery = 0;

@@ -71,7 +71,7 @@
 #include "raidsim/geometry.h"
 #include "raidsim/mdsb.h"
 #include "raidsim/readpolicy.h"
-#include "member.h"
+#include "member/member.h"
 
 #define RECOVERY_REGION (UINT64_C (1) << 20)
 /* Regions in flight at once (the window, recwindow.h; at most

@@ -24,11 +24,11 @@
 
 #include "metadata.h"
 #include "params.h"
-#include "plan.h"
-#include "request.h"
-#include "syncio.h"
 #include "sync.h"
-#include "throttle.h"
+#include "io/plan.h"
+#include "io/request.h"
+#include "sync/syncio.h"
+#include "sync/throttle.h"
 
 /* -D raid.sync=1 logs every resync region (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_sync = 0;

@@ -60,8 +60,8 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "member.h"
 #include "member-file.h"
+#include "member.h"
 
 
 /* Synchronous workers per member in the threads engine: enough to keep

@@ -23,15 +23,15 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "metadata.h"
 #include "params.h"
-#include "plan.h"
-#include "recovery.h"
-#include "request.h"
-#include "syncio.h"
 #include "scrub.h"
-#include "sync.h"
+#include "syncio.h"
 #include "throttle.h"
+#include "io/plan.h"
+#include "io/request.h"
+#include "md/metadata.h"
+#include "md/recovery.h"
+#include "md/sync.h"
 
 const char *
 scrub_action_name (enum scrub_action a)

@@ -7,7 +7,7 @@
 
 #include "raidsim/geometry.h"
 #include "syncio.h"
-#include "timing.h"
+#include "model/timing.h"
 
 void
 syncio_run (struct raid_array *a, struct member_io *ios, size_t n)

@@ -15,8 +15,8 @@
 
 #include <stddef.h>
 
-#include "array.h"
-#include "member.h"
+#include "md/array.h"
+#include "member/member.h"
 
 /* Run ios (member_run_batch) and hold the caller until the models
  * have completed the reads and writes among them on the array's

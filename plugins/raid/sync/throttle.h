@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "stats.h"
+#include "member/stats.h"
 
 /* The longest single wait before looking again at whether clients are
  * busy (md rechecks every 500 ms).
