@@ -26,11 +26,6 @@
 #include "md/recovery.h"
 #include "md/sync.h"
 
-const char *const op_names[MOP_COUNT] = {
-  [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
-  [MOP_TRIM] = "trim", [MOP_FLUSH] = "flush",
-};
-
 /* The members that have failed, as a bitmask for plan_choose. */
 uint32_t
 failed_members (const struct raid_array *a)

@@ -13,9 +13,6 @@
 
 struct nbdkit_extents;
 
-/* "pread", "pwrite", ... by enum member_op, for messages. */
-extern const char *const op_names[MOP_COUNT];
-
 /* Whether the array has copies, and so fails members instead of
  * requests.
  */

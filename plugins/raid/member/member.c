@@ -24,7 +24,7 @@ static const struct member_ops *const backends[] = {
   &nbd_ops, &missing_ops, &file_ops,
 };
 
-static const char *const op_names[MOP_COUNT] = {
+const char *const op_names[MOP_COUNT] = {
   [MOP_READ] = "pread", [MOP_WRITE] = "pwrite", [MOP_ZERO] = "zero",
   [MOP_TRIM] = "trim", [MOP_FLUSH] = "flush",
 };

@@ -48,16 +48,8 @@
 
 #include "raidsim/readpolicy.h"
 #include "batch.h"
+#include "op.h"
 #include "stats.h"
-
-enum member_op {
-  MOP_READ,
-  MOP_WRITE,
-  MOP_ZERO,                     /* may punch holes if MIO_MAY_TRIM */
-  MOP_TRIM,
-  MOP_FLUSH,
-};
-#define MOP_COUNT 5
 
 /* member_io flags */
 #define MIO_FUA      1u         /* durable when it completes */

@@ -7,7 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "member.h"
 #include "stats.h"
 
 /* A shard takes whole cache lines, so that two CPUs never write one. */

@@ -44,12 +44,13 @@
 #include <stdint.h>
 
 #include "raidsim/histogram.h"
+#include "op.h"
 
 /* The counts, in a shard and in a snapshot (the sum of the shards). */
 struct stats_counts {
-  uint64_t ops[5];              /* by enum member_op */
-  uint64_t pieces[5];           /* array pieces (chunks) the ops carried */
-  uint64_t bytes[5];
+  uint64_t ops[MOP_COUNT];      /* by enum member_op */
+  uint64_t pieces[MOP_COUNT];   /* array pieces (chunks) the ops carried */
+  uint64_t bytes[MOP_COUNT];
   uint64_t errors;
   /* Filled with raid_hist_add: min, max, mean and percentiles, no
    * standard deviation (which the JSON does not give).
@@ -103,7 +104,7 @@ struct stats_snapshot {
 };
 extern void stats_snapshot (struct io_stats *s, struct stats_snapshot *out);
 /* The ops and errors so far, without the histograms (cheaper). */
-extern void stats_totals (struct io_stats *s, uint64_t ops[5],
+extern void stats_totals (struct io_stats *s, uint64_t ops[MOP_COUNT],
                           uint64_t *errors);
 /* Requests done so far plus those in flight: while this changes, the
  * array is busy (the background work's idle test).
