@@ -64,7 +64,7 @@
 #include "ctl/control.h"
 #include "ctl/stats-json.h"
 #include "io/request.h"
-#include "md/array.h"
+#include "md/state.h"
 #include "md/assemble.h"
 #include "md/metadata.h"
 #include "md/recovery.h"

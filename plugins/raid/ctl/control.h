@@ -21,7 +21,7 @@
 #ifndef RAID_CONTROL_H
 #define RAID_CONTROL_H
 
-#include "md/array.h"
+#include "md/state.h"
 
 /* At config time: make the socket at path (replacing a stale socket
  * left by a server that is gone, refusing anything else).  Returns 0,

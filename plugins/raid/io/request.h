@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "md/array.h"
+#include "md/state.h"
 
 struct nbdkit_extents;
 

@@ -4,7 +4,7 @@
 #ifndef RAID_ASSEMBLE_H
 #define RAID_ASSEMBLE_H
 
-#include "array.h"
+#include "state.h"
 
 /* The members are open, in the order given (a->members[0 ..
  * a->nmembers - 1]; "missing" ones too).  Decide from metadata= and what

@@ -24,7 +24,7 @@
 #include <nbdkit-plugin.h>
 
 #include "raidsim/mdrules.h"
-#include "array.h"
+#include "state.h"
 #include "bitmap.h"
 #include "metadata.h"
 #include "recovery.h"

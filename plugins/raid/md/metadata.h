@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "raidsim/mdsb.h"
-#include "array.h"
+#include "state.h"
 #include "member/member.h"
 
 /* What a member holds, read at config time. */

@@ -40,7 +40,7 @@
 
 #include "raidsim/mdrules.h"
 #include "raidsim/probe.h"
-#include "array.h"
+#include "state.h"
 #include "metadata.h"
 #include "params.h"
 #include "recovery.h"

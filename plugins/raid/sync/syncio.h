@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "md/array.h"
+#include "md/state.h"
 #include "member/member.h"
 
 /* Run ios (member_run_batch) and hold the caller until the models

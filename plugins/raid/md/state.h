@@ -2,8 +2,8 @@
  * raid_config_complete (raid.c) and read-only after it but for the
  * atomics and locks inside, is shared by every connection and request.
  */
-#ifndef RAID_ARRAY_H
-#define RAID_ARRAY_H
+#ifndef RAID_MD_STATE_H
+#define RAID_MD_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>
