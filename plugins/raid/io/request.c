@@ -57,15 +57,6 @@ request_array_whole (const struct raid_array *a, uint32_t failed)
   return md_enough (a->geom, failed);
 }
 
-/* What went wrong with a member I/O, for messages. */
-static const char *
-member_strerror (int err)
-{
-  if (err == MEMBER_ESHRUNK)
-    return "the member is shorter than it was at start";
-  return strerror (err);
-}
-
 /* Fail member i after error err on op, as md does, unless the member
  * holds the last live copy of some chunk.  Linux md never fails that
  * member: raid1_error() ignores an error on the last in-sync disk and
@@ -136,22 +127,6 @@ fail_member (struct raid_array *a, unsigned i, const char *op, int err)
   return metadata_record (a, UINT32_C (1) << i) == 0;
 }
 
-/* Run the member I/Os ios[0..n-1] as one batch and wait for them. */
-static void
-run_batch (struct member_io *ios, size_t n, struct member_batch *batch)
-{
-  batch_init (batch, n);
-  member_submit_all (ios, n);
-  batch_wait (batch);
-  batch_destroy (batch);
-}
-
-static void
-ioset_submit (struct ioset *set, struct member_batch *batch)
-{
-  run_batch (set->io, set->nrun, batch);
-}
-
 /* Rewrite the copies of piece p that failed a read, as md does, from
  * the copy that was read, and fail a copy that cannot even be
  * rewritten.  The data is read again while the piece's range is held:
@@ -181,7 +156,7 @@ repair_piece (struct raid_array *a, const struct piece *p)
     .offset = p->copy[p->chosen].offset, .length = p->length,
     .member = &a->members[p->copy[p->chosen].member], .batch = &batch,
   };
-  run_batch (ios, 1, &batch);
+  member_run_batch_in (ios, 1, &batch);
   if (ios[0].err) {
     nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s; the "
                   "copies that failed are not rewritten",
@@ -203,7 +178,7 @@ repair_piece (struct raid_array *a, const struct piece *p)
         .member = &a->members[p->copy[k].member], .batch = &batch,
       };
   if (n > 0)
-    run_batch (ios, n, &batch);
+    member_run_batch_in (ios, n, &batch);
   for (j = 0; j < n; ++j) {
     if (ios[j].err)
       fail_member (a, ios[j].member->index, "rewrite after read error",
@@ -316,7 +291,7 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
 
     ioset_runs (&set, a->members, MOP_READ, 0, buf, offset, max_segs,
                 &batch);
-    ioset_submit (&set, &batch);
+    member_run_batch_in (set.io, set.nrun, &batch);
     max_segs = 1;               /* rounds after the first are retries */
 
     retry = false;
@@ -428,7 +403,7 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
   }
   ioset_runs (&set, a->members, op, mflags, op == MOP_WRITE ? (char *) buf : NULL,
               offset, RAID_RUN_MAX_SEGS, &batch);
-  ioset_submit (&set, &batch);
+  member_run_batch_in (set.io, set.nrun, &batch);
   /* mdadm --replace: a replacement running gets the write too. */
   recovery_replace_write (a, &pl, op, mflags,
                           op == MOP_WRITE ? buf : NULL, offset);
@@ -546,7 +521,7 @@ do_flush (struct raid_array *a)
       ios[n++] = (struct member_io) {
         .op = MOP_FLUSH, .member = &a->members[i], .batch = &batch,
       };
-  run_batch (ios, n, &batch);
+  member_run_batch_in (ios, n, &batch);
   recovery_replace_flush (a);
   for (i = 0; i < n; ++i) {
     if (ios[i].err == 0)

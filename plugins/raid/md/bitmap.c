@@ -276,12 +276,8 @@ flush_io_locked (struct raid_array *a, uint32_t *failed)
         .offset = b->offset, .length = b->bytes, .member = &a->members[r],
         .batch = &batch,
       };
-  if (n) {
-    batch_init (&batch, n);
-    member_submit_all (ios, n);
-    batch_wait (&batch);
-    batch_destroy (&batch);
-  }
+  if (n)
+    member_run_batch_in (ios, n, &batch);
   for (i = 0; i < n; ++i) {
     if (ios[i].err == 0) {
       ok++;

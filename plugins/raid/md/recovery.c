@@ -645,28 +645,6 @@ spare_write_sb_locked (struct raid_array *a, unsigned j)
   return 0;
 }
 
-/* Exchange the backends of x and y (see the top of this file). */
-static void
-swap_backend (struct member *x, struct member *y)
-{
-#define SW(f) do { __typeof__ (x->f) t_ = x->f; x->f = y->f; y->f = t_; } \
-  while (0)
-  SW (name); SW (ops); SW (priv); SW (engine); SW (inline_io);
-  SW (size); SW (identity); SW (backing); SW (read_only);
-  SW (can_trim); SW (can_zero); SW (can_flush); SW (can_fua);
-  SW (min_block);
-#undef SW
-  {
-    bool t = atomic_load (&x->no_fast_zero);
-    atomic_store (&x->no_fast_zero, atomic_load (&y->no_fast_zero));
-    atomic_store (&y->no_fast_zero, t);
-  }
-  if (x->ops->moved)
-    x->ops->moved (x);
-  if (y->ops->moved)
-    y->ops->moved (y);
-}
-
 static bool
 any_ready_locked (const struct raid_recovery *rec)
 {
@@ -717,7 +695,7 @@ take_spares (struct raid_array *a)
     rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
       ? SPARE_FAULTY : SPARE_OLD;
     rec->replaced_role[j] = r;
-    swap_backend (m, &rec->spare[j]);
+    member_swap_backend (m, &rec->spare[j]);
     atomic_store (&rec->spare[j].failed, true);
     a->meta.sb[r] = rec->spare_sb[j];
     a->meta.sb[r].dev_roles[a->meta.sb[r].dev_number] = r;
@@ -1557,7 +1535,7 @@ try_readd (struct raid_array *a, unsigned j, const struct member_md *mdp)
     rec->state[j] = a->meta.in_array[r] && m->ops != &missing_ops
       ? SPARE_FAULTY : SPARE_OLD;
     rec->replaced_role[j] = r;
-    swap_backend (m, sp);
+    member_swap_backend (m, sp);
     atomic_store (&sp->failed, true);
     use_slot (rec, md.sb.dev_number);
     if (md.sb.dev_number >= a->meta.max_dev)
@@ -1798,7 +1776,7 @@ replace_thread (void *arg)
   pthread_mutex_lock (&rec->lock);
   if (why == NULL && !atomic_load (&old->failed)) {
     oldname = old->name;
-    swap_backend (old, rm);
+    member_swap_backend (old, rm);
     /* md marks the member it replaced faulty; it is listed so until
      * removed.
      */
@@ -1970,10 +1948,7 @@ recovery_replace_write (struct raid_array *a, struct plan *pl,
                 offset, RAID_RUN_MAX_SEGS, &batch);
     for (i = 0; i < set.nrun; ++i)
       set.io[i].member = &rec->spare[rec->repl_slot];
-    batch_init (&batch, set.nrun);
-    member_submit_all (set.io, set.nrun);
-    batch_wait (&batch);
-    batch_destroy (&batch);
+    member_run_batch_in (set.io, set.nrun, &batch);
     for (i = 0; i < set.nrun; ++i)
       if (set.io[i].err) {
         nbdkit_error ("replace: %s: %s: %s; the replacement is given up",

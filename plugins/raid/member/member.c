@@ -29,6 +29,14 @@ const char *const op_names[MOP_COUNT] = {
   [MOP_TRIM] = "trim", [MOP_FLUSH] = "flush",
 };
 
+const char *
+member_strerror (int err)
+{
+  if (err == MEMBER_ESHRUNK)
+    return "the member is shorter than it was at start";
+  return strerror (err);
+}
+
 int
 member_open (struct member *m)
 {
@@ -379,4 +387,25 @@ member_warning (const struct member *m, const char *fmt, ...)
   nbdkit_debug ("raid: warning: member %u (%s): %s", m->index, m->name,
                 msg);
   free (msg);
+}
+
+void
+member_swap_backend (struct member *x, struct member *y)
+{
+#define SW(f) do { __typeof__ (x->f) t_ = x->f; x->f = y->f; y->f = t_; } \
+  while (0)
+  SW (name); SW (ops); SW (priv); SW (engine); SW (inline_io);
+  SW (size); SW (identity); SW (backing); SW (read_only);
+  SW (can_trim); SW (can_zero); SW (can_flush); SW (can_fua);
+  SW (min_block);
+#undef SW
+  {
+    bool t = atomic_load (&x->no_fast_zero);
+    atomic_store (&x->no_fast_zero, atomic_load (&y->no_fast_zero));
+    atomic_store (&y->no_fast_zero, t);
+  }
+  if (x->ops->moved)
+    x->ops->moved (x);
+  if (y->ops->moved)
+    y->ops->moved (y);
 }

@@ -68,6 +68,11 @@
  */
 #define MEMBER_ESHRUNK ENXIO
 
+/* What went wrong with a member I/O, for messages: strerror, but for
+ * MEMBER_ESHRUNK.
+ */
+extern const char *member_strerror (int err);
+
 struct member;
 
 struct member_io {
@@ -270,6 +275,18 @@ extern void member_submit_all (struct member_io *ios, size_t n);
  * background work's way (metadata, resync, recovery, scrub).
  */
 extern void member_run_batch (struct member_io *ios, size_t n);
+/* The same for ios that point at batch already (ioset_runs, plan.h): the
+ * request path's way.
+ */
+static inline void
+member_run_batch_in (struct member_io *ios, size_t n,
+                     struct member_batch *batch)
+{
+  batch_init (batch, n);
+  member_submit_all (ios, n);
+  batch_wait (batch);
+  batch_destroy (batch);
+}
 extern void member_io_done (struct member_io *io, int err);
 
 /* ops->hole on a member that may fail and be removed meanwhile (the
@@ -286,6 +303,12 @@ extern int member_hole (struct member *m, uint64_t member_offset,
  * be closed.
  */
 extern void member_drain (struct member *m);
+
+/* Exchange the backends of x and y (ops, priv, name, size, identity and
+ * the rest that open set), which stay where they are: a spare taking
+ * over a role (md/spares.h).  Neither may have I/O in flight.
+ */
+extern void member_swap_backend (struct member *x, struct member *y);
 
 /* A warning about member m, at start-up: the array is served, but not
  * as its user may think (a member that can only be read, space left
