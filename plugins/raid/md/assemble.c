@@ -79,6 +79,7 @@
 #include "params.h"
 #include "recovery.h"
 #include "io/request.h"
+#include "member/probe.h"
 #include "model/timing.h"
 
 /* What each member holds, by its place on the command line: a 4K
@@ -676,7 +677,8 @@ assemble (struct raid_array *a)
     if (is_missing (&a->members[i]) || found[i].kind != MD_NONE ||
         params.metadata == METADATA_NONE || nv12 == 0)
       continue;
-    if (recovery_check_blank (&a->members[i], "member", true) == -1)
+    if (member_check_blank (&a->members[i], "member", true,
+                            params.force) == -1)
       return -1;
     blank[i] = true;
   }

@@ -177,18 +177,6 @@ struct raid_recovery {
 /* Before assembly: set up the locks. */
 extern void recovery_init (struct raid_array *a);
 
-/* Whether member m, which holds no md metadata, may be given a new
- * superblock (a replacement or a spare): libblkid finds no signature on
- * it (and, with need_zeros, its first and last MiB read as zeros: a
- * member given in the member list, where a raw member of an array
- * without metadata would otherwise pass), or force= is given.
- * Returns 0, or -1 after one nbdkit_error line naming the member and
- * what it holds (what is "member:" or "spare:"), errno EMEDIUMTYPE if
- * it holds something.
- */
-extern int recovery_check_blank (struct member *m, const char *what,
-                                 bool need_zeros);
-
 /* Assembly (assemble.c) found that role r is to be rebuilt: a stale
  * member re-added, a blank one (new, its superblock in a->meta.sb[r]
  * built by recovery_new_sb), or one whose superblock records a recovery in
