@@ -13,7 +13,6 @@
 #include <nbdkit-plugin.h>
 
 #include "params.h"
-#include "md/sync.h"
 #include "model/timing.h"
 
 #define STR_(x) #x

@@ -9,7 +9,8 @@
 #include <stdbool.h>
 
 #include "raidsim/raidkeys.h"
-#include "md/recovery.h"
+#include "md/assemble.h"
+#include "md/spares.h"
 #include "member/member.h"
 
 #define MAX_INFLIGHT_DEFAULT 64
@@ -21,15 +22,11 @@
 #define TIMEOUT_DEFAULT_S 30
 #define TIMEOUT_MAX_S 86400      /* a day */
 
-/* metadata=: what the members carry (assemble.c). */
-enum raid_metadata {
-  METADATA_AUTO,                /* md v1.2 if every member has it, none if
-                                 * no member has any md metadata */
-  METADATA_1_2,                 /* md v1.2 superblocks, required */
-  METADATA_NONE,                /* none: data from offset 0, as mdadm
-                                 * --build; members with md metadata are
-                                 * refused */
-};
+/* sync-speed-min= and sync-speed-max=: md's speed_limit_min and
+ * speed_limit_max defaults, KiB/s (sync/throttle.h).
+ */
+#define SYNC_SPEED_MIN_DEFAULT 1000
+#define SYNC_SPEED_MAX_DEFAULT 200000
 
 /* The parameters as given; checked across keys in raid_config_complete. */
 struct raid_params {
@@ -38,16 +35,16 @@ struct raid_params {
   enum file_io_mode io_mode;
   unsigned max_inflight;
   unsigned timeout_ms;          /* 0: never */
-  unsigned long sync_speed_min, sync_speed_max; /* KiB/s (sync.h) */
+  unsigned long sync_speed_min, sync_speed_max; /* KiB/s (throttle.h) */
   char *stats_path;             /* absolute, or NULL */
   char *control_path;           /* the control socket: absolute, or NULL */
   unsigned nmembers;
   char *member[RAID_MAX_MEMBERS]; /* as given: in layout order without
                                  * md metadata, in any order with it */
   unsigned nspares;
-  char *spare[RAID_MAX_SPARES]; /* hot spares (recovery.h) */
-  bool force;                   /* write over a replacement's or spare's
-                                 * signature (recovery.h) */
+  char *spare[RAID_MAX_SPARES]; /* hot spares (md/spares.h) */
+  bool force;                   /* write over a new member's, spare's or
+                                 * replacement's signature (member/probe.h) */
 };
 
 extern struct raid_params params;

@@ -63,14 +63,18 @@
 #include "params.h"
 #include "ctl/control.h"
 #include "ctl/stats-json.h"
+#include "io/rangelock.h"
 #include "io/request.h"
-#include "md/state.h"
 #include "md/assemble.h"
-#include "md/metadata.h"
-#include "md/recovery.h"
-#include "md/sync.h"
+#include "md/spares.h"
+#include "md/state.h"
+#include "md/superblock.h"
 #include "member/member-file.h"
 #include "model/timing.h"
+#include "sync/rebuild.h"
+#include "sync/replace.h"
+#include "sync/resync.h"
+#include "sync/scrub.h"
 
 /* -D raid.io=1 logs every member I/O: which member, member offset and
  * length, so a user can watch a request fan out.  It is logged with
@@ -78,8 +82,9 @@
  */
 NBDKIT_DLL_PUBLIC int raid_debug_io = 0;
 
-/* The array: shared by every connection; see array.h. */
+/* The array: shared by every connection; see md/state.h. */
 static struct raid_array array;
+static struct range_lock write_ranges;
 
 static int
 raid_config (const char *key, const char *value)
@@ -211,16 +216,21 @@ raid_config_complete (void)
   }
   if (check_duplicates () == -1)
     return -1;
-  recovery_init (&array);
+  md_state_init (&array);
+  array.conf = (struct raid_conf) {
+    .force = params.force, .io_mode = params.io_mode,
+    .timeout_ms = params.timeout_ms, .max_inflight = params.max_inflight,
+    .speed_min = params.sync_speed_min, .speed_max = params.sync_speed_max,
+  };
   /* From the members to the geometry: md metadata or none (assemble.c);
    * with metadata the members are now in the places of their roles.
    */
-  if (assemble (&array) == -1)
+  if (assemble (&array, &params.raid, params.metadata) == -1)
     return -1;
   if (check_alignment () == -1)
     return -1;
   /* Hot spares (spare=), once the array's shape is known. */
-  if (recovery_config (&array) == -1)
+  if (spares_config (&array, params.spare, params.nspares) == -1)
     return -1;
   if (timing_check_array (params.raid.level, params.raid.chunk,
                           raid_geom_copies (array.geom),
@@ -231,8 +241,8 @@ raid_config_complete (void)
     nbdkit_error ("stats: %m");
     return -1;
   }
-  range_lock_init (&array.write_ranges);
-  scrub_init (&array);
+  range_lock_init (&write_ranges);
+  array.write_ranges = &write_ranges;
   /* The control socket is made now, so that a bad path fails the start
    * while the user is looking; its thread starts after the fork.
    */
@@ -256,12 +266,12 @@ static void stats_source (struct stats_source *src);
 static void
 model_state (struct timing_state *st)
 {
-  uint64_t in_sync = sync_in_sync (&array.sync);
+  uint64_t in_sync = md_in_sync (&array);
 
-  st->failed = failed_members (&array);
-  st->rebuild = recovery_unsynced (&array.rec) & ~st->failed;
-  st->resync = st->rebuild == 0 && array.sync.on && in_sync != UINT64_MAX;
-  st->sync_pos = st->rebuild ? recovery_rebuilt_below (&array, st->rebuild)
+  st->failed = md_failed (&array);
+  st->rebuild = md_unsynced (&array) & ~st->failed;
+  st->resync = st->rebuild == 0 && array.resync_on && in_sync != UINT64_MAX;
+  st->sync_pos = st->rebuild ? md_rebuilt_below (&array, st->rebuild)
     : st->resync ? in_sync : 0;
 }
 
@@ -279,7 +289,7 @@ raid_after_fork (void)
     nbdkit_debug ("raid: member %u (%s) does I/O with %s", i,
                   array.members[i].name, array.members[i].engine);
   }
-  if (recovery_after_fork (&array) == -1)
+  if (spares_after_fork (&array) == -1)
     return -1;
   if (control_start () == -1)
     return -1;
@@ -322,18 +332,19 @@ raid_preconnect (int readonly)
                   "read is not rewritten)");
   }
   if (!decided)
-    recovery_preconnect (&array, readonly);
+    spares_preconnect (&array, readonly);
   decided = true;
   /* md metadata: the superblocks say the array has started (events one
    * more, and the members left out at assembly out of the role table)
-   * before anything else is written (metadata.c); not under -r.
+   * before anything else is written (md/superblock.c); not under -r.
+   * Then safe mode and the resync, then the rebuilds.
    */
-  if (metadata_start (&array) == -1 || sync_start (&array) == -1 ||
-      recovery_start (&array) == -1) {
+  if (superblock_start (&array) == -1 || resync_start (&array) == -1 ||
+      rebuild_start (&array) == -1) {
     pthread_mutex_unlock (&lock);
     return -1;
   }
-  atomic_store (&array.running, true);  /* control.c's verbs may act */
+  atomic_store (&array.running, true);  /* ctl/'s verbs may act */
   pthread_mutex_unlock (&lock);
   return 0;
 }
@@ -365,9 +376,14 @@ stats_source (struct stats_source *src)
     .geom = array.geom, .members = array.members,
     .nmembers = array.nmembers, .array = &array.stats,
     .io = file_engine (),
-    .sync = &array.sync, .meta_lock = &array.meta.lock,
-    .scrub = &array.scrub,
+    .sync_on = array.resync_on,
   };
+  if (array.resync_on) {
+    pthread_mutex_lock (&array.meta.lock);
+    src->sync = array.status;
+    pthread_mutex_unlock (&array.meta.lock);
+  }
+  scrub_view (&array, &src->scrub);
 }
 
 static void
@@ -378,10 +394,11 @@ raid_unload (void)
   control_stop ();              /* no more verbs (control.c) */
   if (array.geom) {
     struct stats_source src;
-    recovery_stop (&array);     /* rebuilds (recovery.c) */
-    scrub_stop (&array);        /* check and repair (scrub.c) */
-    sync_stop (&array);         /* safe mode and resync (sync.c) */
-    metadata_stop (&array);     /* a clean shutdown, in the superblocks */
+    replace_stop (&array);      /* mdadm --replace (sync/replace.c) */
+    rebuild_stop (&array);      /* rebuilds (sync/rebuild.c) */
+    scrub_stop (&array);        /* check and repair (sync/scrub.c) */
+    resync_stop (&array);       /* resync and safe mode (sync/resync.c) */
+    superblock_stop (&array);   /* a clean shutdown, in the superblocks */
     stats_source (&src);
     stats_json_stop ();
     /* The summary is for those who asked for statistics (stats=) or
@@ -393,7 +410,7 @@ raid_unload (void)
     stats_log_summary (&src, params.stats_path != NULL);
     /* model=: its limits are never silent (timing.h). */
     timing_log_summary (true);
-    range_lock_destroy (&array.write_ranges);
+    range_lock_destroy (&write_ranges);
   }
   for (i = 0; i < array.nmembers; ++i) {
     if (array.members[i].ops)
@@ -404,7 +421,7 @@ raid_unload (void)
   }
   stats_destroy (&array.stats);
   timing_stop ();
-  recovery_close (&array);
+  spares_close (&array);
   params_free ();
   raid_geom_free (array.geom);
 }

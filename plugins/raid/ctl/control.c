@@ -35,9 +35,11 @@
 
 #include "raidsim/controlverbs.h"
 #include "control.h"
-#include "io/request.h"
-#include "md/metadata.h"
-#include "md/recovery.h"
+#include "md/bitmap.h"
+#include "md/spares.h"
+#include "md/state.h"
+#include "md/superblock.h"
+#include "sync/replace.h"
 #include "sync/scrub.h"
 
 #define CONTROL_TIMEOUT_S 5     /* to send the request line */
@@ -96,8 +98,8 @@ member_state (const struct raid_array *a, unsigned r)
     return "removed";           /* left out as stale at assembly */
   if (atomic_load (&m->failed))
     return "faulty";
-  if (recovery_unsynced (&a->rec) & (UINT32_C (1) << r))
-    return "spare rebuilding";  /* mdadm --detail's words (recovery.h) */
+  if (md_unsynced (a) & MD_BIT (r))
+    return "spare rebuilding";  /* mdadm --detail's words (rebuild.h) */
   return "active sync";
 }
 
@@ -127,28 +129,29 @@ struct sync_view {
 static void
 sync_view (struct raid_array *a, struct sync_view *v)
 {
+  struct scrub_view sc;
+
   *v = (struct sync_view) { .action = "idle" };
-  if (a->sync.on) {
+  if (a->resync_on) {
     pthread_mutex_lock (&a->meta.lock);
-    if (strcmp (a->sync.action, "idle") != 0) {
-      v->action = a->sync.action;
-      v->done = a->sync.done;
-      v->total = a->sync.total;
-      v->rate = a->sync.rate;
+    if (strcmp (a->status.action, "idle") != 0) {
+      v->action = a->status.action;
+      v->done = a->status.done;
+      v->total = a->status.total;
+      v->rate = a->status.rate;
     }
     pthread_mutex_unlock (&a->meta.lock);
   }
-  pthread_mutex_lock (&a->scrub.lock);
-  if (a->scrub.action != SCRUB_IDLE) {
-    v->action = scrub_action_name (a->scrub.action);
-    v->done = a->scrub.done;
-    v->total = a->scrub.total;
-    v->rate = a->scrub.rate;
+  scrub_view (a, &sc);
+  if (sc.action != SCRUB_IDLE) {
+    v->action = scrub_action_name (sc.action);
+    v->done = sc.done;
+    v->total = sc.total;
+    v->rate = sc.rate;
   }
-  v->mismatch_cnt = a->scrub.mismatch_cnt;
-  v->last = a->scrub.last;
-  v->last_complete = a->scrub.last_complete;
-  pthread_mutex_unlock (&a->scrub.lock);
+  v->mismatch_cnt = sc.mismatch_cnt;
+  v->last = sc.last;
+  v->last_complete = sc.last_complete;
 }
 
 static const char *
@@ -289,7 +292,7 @@ detail_reply (struct raid_array *a, const char *message)
   char name[40], lvl[16], *mdstat;
   unsigned r, j, working = 0, failed = 0;
 
-  recovery_replace_view (a, &rv);
+  replace_view (a, &rv);
 
   snprintf (lvl, sizeof lvl, "raid%d", (int) raid_geom_level (a->geom));
   json_object_object_add (d, "array", json_object_new_string
@@ -354,7 +357,7 @@ detail_reply (struct raid_array *a, const char *message)
    * faulty with RaidDevice "-".
    */
   for (j = 0; j < RAID_MAX_SPARES; ++j) {
-    const char *n = recovery_replaced (a, j, &r);
+    const char *n = spares_replaced (a, j, &r);
     json_object *o;
 
     if (n == NULL)
@@ -432,7 +435,7 @@ target_name (struct raid_array *a, unsigned i)
 
   if (i < a->nmembers)
     return a->members[i].name;
-  return recovery_replaced (a, i - a->nmembers, &role);
+  return spares_replaced (a, i - a->nmembers, &role);
 }
 
 /* MEMBER: a role number, or a member as given on the command line (or
@@ -482,16 +485,16 @@ do_fail (struct raid_array *a, int r)
               m->name);
     return detail_reply (a, msg);
   }
-  /* The rule an I/O error follows (request.c): never the member that
+  /* The rule an I/O error follows (md_fail, md/state.h): never the member that
    * holds the last live copy of some chunk; md's raid1_error and
    * raid10_error refuse it too, and mdadm --fail then says "Device or
    * resource busy".
    */
-  if (!request_mark_failed (a, r, "fail (control socket)", ECANCELED))
+  if (!md_fail (a, r, "fail (control socket)", ECANCELED))
     return error_reply ("fail: member %d (%s) holds the last in-sync copy "
                         "of some of the array, so it is not failed "
                         "(md: Device or resource busy)", r, m->name);
-  if (metadata_record (a, UINT32_C (1) << r) == -1)
+  if (superblock_record (a, MD_BIT (r)) == -1)
     return error_reply ("fail: member %d (%s) has failed, but the "
                         "superblocks could not record it", r, m->name);
   snprintf (msg, sizeof msg, "set member %d (%s) faulty in the array", r,
@@ -502,16 +505,16 @@ do_fail (struct raid_array *a, int r)
 static char *do_remove_held (struct raid_array *a, int r);
 
 /* No spare takes the role while it is emptied, and no request is in
- * flight (recovery_hold, recovery.h).
+ * flight (md_suspend, md/state.h).
  */
 static char *
 do_remove (struct raid_array *a, int r)
 {
   char *reply;
 
-  recovery_hold (a);
+  md_suspend (a);
   reply = do_remove_held (a, r);
-  recovery_release (a);
+  md_resume (a);
   return reply;
 }
 
@@ -545,7 +548,7 @@ do_remove_held (struct raid_array *a, int r)
   pthread_mutex_lock (&a->meta.lock);
   a->meta.in_array[r] = false;
   if (a->meta.on && a->meta.started)
-    rc = metadata_update_locked (a, "a member removed");
+    rc = superblock_update_locked (a, "a member removed");
   pthread_mutex_unlock (&a->meta.lock);
   m->ops->close (m);
   m->ops = &missing_ops;
@@ -569,11 +572,11 @@ do_remove_replaced (struct raid_array *a, unsigned j)
 {
   char msg[512];
   unsigned role;
-  const char *name = recovery_replaced (a, j, &role);
+  const char *name = spares_replaced (a, j, &role);
 
   snprintf (msg, sizeof msg, "hot removed %s (faulty, replaced in role "
             "%u) from the array", name, role);
-  if (recovery_remove_replaced (a, j) == -1) {
+  if (spares_remove_replaced (a, j) == -1) {
     nbdkit_error ("%s", msg);
     return error_reply ("remove: %.400s is removed, but the superblocks "
                         "could not record it", name);
@@ -583,17 +586,17 @@ do_remove_replaced (struct raid_array *a, unsigned j)
 }
 
 /* mdadm --add; with --replace, a failed or missing role taken now
- * (recovery_add), or, with old, mdadm --replace OLD --with MEMBER
- * (recovery_replace, recovery.h); the log has its reason in full, the
- * answer says it in short.
+ * (spares_add, md/spares.h), or, with old, mdadm --replace OLD --with
+ * MEMBER (replace_start, sync/replace.h); the log has its reason in
+ * full, the answer says it in short.
  */
 static char *
 do_add (struct raid_array *a, const char *member, bool replace, int old)
 {
   char msg[512];
   const char *why;
-  int rc = old >= 0 ? recovery_replace (a, member, old)
-    : recovery_add (a, member, replace);
+  int rc = old >= 0 ? replace_start (a, member, old)
+    : spares_add (a, member, replace);
 
   if (rc == 2) {
     snprintf (msg, sizeof msg, "%.400s is rebuilt as the replacement of "
@@ -609,7 +612,7 @@ do_add (struct raid_array *a, const char *member, bool replace, int old)
   }
   if (rc == 0) {
     snprintf (msg, sizeof msg, "added %.400s as a spare%s", member,
-              failed_members (a) ? "; it takes a failed or missing role "
+              md_failed (a) ? "; it takes a failed or missing role "
               "and is rebuilt" : "");
     return detail_reply (a, msg);
   }

@@ -102,28 +102,25 @@ to_json (const struct stats_source *src)
   json_object_object_add (root, "io", json_object_new_string (src->io));
   add_stats (array, src->array);
   json_object_object_add (root, "array", array);
-  if (src->sync && src->sync->on) {
+  if (src->sync_on) {
     json_object *o = json_object_new_object ();
 
-    pthread_mutex_lock (src->meta_lock);
     json_object_object_add (o, "action",
-                            json_object_new_string (src->sync->action));
+                            json_object_new_string (src->sync.action));
     json_object_object_add (o, "done",
-                            json_object_new_uint64 (src->sync->done));
+                            json_object_new_uint64 (src->sync.done));
     json_object_object_add (o, "total",
-                            json_object_new_uint64 (src->sync->total));
+                            json_object_new_uint64 (src->sync.total));
     json_object_object_add (o, "synced",
-                            json_object_new_uint64 (src->sync->synced));
+                            json_object_new_uint64 (src->sync.synced));
     json_object_object_add (o, "rate",
-                            json_object_new_double (src->sync->rate));
-    pthread_mutex_unlock (src->meta_lock);
+                            json_object_new_double (src->sync.rate));
     json_object_object_add (root, "sync", o);
   }
-  if (src->scrub) {
-    struct raid_scrub *sc = src->scrub;
+  {
+    const struct scrub_view *sc = &src->scrub;
     json_object *o = json_object_new_object ();
 
-    pthread_mutex_lock (&sc->lock);
     json_object_object_add (o, "action", json_object_new_string
                             (scrub_action_name (sc->action)));
     json_object_object_add (o, "done", json_object_new_uint64 (sc->done));
@@ -135,7 +132,6 @@ to_json (const struct stats_source *src)
                             ? json_object_new_string (sc->last) : NULL);
     json_object_object_add (o, "last_complete",
                             json_object_new_boolean (sc->last_complete));
-    pthread_mutex_unlock (&sc->lock);
     json_object_object_add (root, "scrub", o);
   }
   for (i = 0; i < src->nmembers; ++i) {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "raidsim/geometry.h"
-#include "md/sync.h"
+#include "md/state.h"
 #include "member/member.h"
 #include "member/stats.h"
 #include "sync/scrub.h"
@@ -21,9 +21,9 @@ struct stats_source {
   struct io_stats *array;
   const char *io;               /* "uring", "threads", "inline", "mixed"
                                  * or "none" */
-  struct raid_sync *sync;       /* the resync (sync.h), or NULL */
-  pthread_mutex_t *meta_lock;   /* which guards it */
-  struct raid_scrub *scrub;     /* check and repair (scrub.h), or NULL */
+  bool sync_on;                 /* safe mode and resync run */
+  struct raid_sync_status sync; /* the sync action, if sync_on */
+  struct scrub_view scrub;      /* check and repair (sync/scrub.h) */
 };
 
 /* Fills *src with the plugin's current state. */

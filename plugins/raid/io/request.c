@@ -19,113 +19,14 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "raidsim/mdrules.h"
 #include "plan.h"
+#include "rangelock.h"
 #include "request.h"
-#include "md/metadata.h"
-#include "md/recovery.h"
-#include "md/sync.h"
-
-/* The members that have failed, as a bitmask for plan_choose. */
-uint32_t
-failed_members (const struct raid_array *a)
-{
-  uint32_t failed = 0;
-  unsigned i;
-
-  for (i = 0; i < a->nmembers; ++i)
-    if (atomic_load (&a->members[i].failed))
-      failed |= UINT32_C (1) << i;
-  return failed;
-}
-
-/* Member failure.  Only arrays with redundancy fail a member: a RAID 0
- * has nothing to fall back to, so it returns the error.
- */
-bool
-is_redundant (const struct raid_array *a)
-{
-  return raid_geom_copies (a->geom) > 1;
-}
-
-/* Whether the array could still serve every byte with the members of
- * the bitmask failed out: md's enough () (raidsim/core/mdrules.c).
- */
-bool
-request_array_whole (const struct raid_array *a, uint32_t failed)
-{
-  return md_enough (a->geom, failed);
-}
-
-/* Fail member i after error err on op, as md does, unless the member
- * holds the last live copy of some chunk.  Linux md never fails that
- * member: raid1_error() ignores an error on the last in-sync disk and
- * raid10_error() one that would leave enough() false, "let the next
- * level up know", so that only the request fails.  Here too: a kept
- * member stays in the array, the caller fails its request with EIO, and
- * later requests go on as before.  (Since Linux 5.19 md also marks the
- * array MD_BROKEN then and refuses every later write; this plugin does
- * not, so that one transient error costs one request.)
- *
- * The check and the failure are one step under fail_lock, so that two
- * members failing at once cannot both pass it.  Returns true if member
- * i has failed (now or before), false if it is kept.  This only marks
- * it failed: fail_member below also records it in the superblocks.
- */
-static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
-
-bool
-request_mark_failed (struct raid_array *a, unsigned i, const char *op,
-                     int err)
-{
-  uint32_t failed;
-  unsigned live = 0, j;
-
-  pthread_mutex_lock (&fail_lock);
-  failed = failed_members (a);
-  if (failed & (UINT32_C (1) << i)) {
-    pthread_mutex_unlock (&fail_lock);
-    return true;
-  }
-  /* A member being rebuilt is no live copy (recovery.h). */
-  if (!request_array_whole (a, failed | recovery_unsynced (&a->rec) |
-                            (UINT32_C (1) << i))) {
-    pthread_mutex_unlock (&fail_lock);
-    nbdkit_error ("member %u (%s): %s: %s; it holds the last live copy "
-                  "of some of the array, so it is kept and the request "
-                  "fails", i, a->members[i].name, op, member_strerror (err));
-    return false;
-  }
-  atomic_store (&a->members[i].failed, true);
-  pthread_mutex_unlock (&fail_lock);
-  for (j = 0; j < a->nmembers; ++j)
-    if (!atomic_load (&a->members[j].failed))
-      live++;
-  nbdkit_error ("member %u (%s) failed on %s: %s; array is degraded, "
-                "%u of %u members remain", i, a->members[i].name, op,
-                member_strerror (err), live, a->nmembers);
-  recovery_member_failed (a, i);        /* a spare may take over */
-  return true;
-}
-
-/* Fail member i, and record it in the superblocks of the members that
- * remain before going on (metadata_record), as md does: md_error marks
- * the superblocks to be written, and md completes no write that left
- * the member out until md_update_sb has written them, so that a member
- * that missed an acknowledged write is never trusted after a crash.
- * Here the request that failed the member waits for the update, and so
- * does every write that left a failed member out (write_copies).
- * Returns true if member i has failed and that is recorded (always, on
- * an array without metadata), false if it is kept (the last copy), or
- * if the superblocks could not be written: the request then fails.
- */
-static bool
-fail_member (struct raid_array *a, unsigned i, const char *op, int err)
-{
-  if (!request_mark_failed (a, i, op, err))
-    return false;
-  return metadata_record (a, UINT32_C (1) << i) == 0;
-}
+#include "md/bitmap.h"
+#include "md/failure.h"
+#include "md/safemode.h"
+#include "md/state.h"
+#include "md/superblock.h"
 
 /* Rewrite the copies of piece p that failed a read, as md does, from
  * the copy that was read, and fail a copy that cannot even be
@@ -150,7 +51,7 @@ repair_piece (struct raid_array *a, const struct piece *p)
                   "the copies that failed: %m", p->offset);
     return;
   }
-  range_acquire (&a->write_ranges, &hold, p->offset, p->length);
+  range_acquire (a->write_ranges, &hold, p->offset, p->length);
   ios[0] = (struct member_io) {
     .op = MOP_READ, .pieces = 1, .buf = data,
     .offset = p->copy[p->chosen].offset, .length = p->length,
@@ -181,7 +82,7 @@ repair_piece (struct raid_array *a, const struct piece *p)
     member_run_batch_in (ios, n, &batch);
   for (j = 0; j < n; ++j) {
     if (ios[j].err)
-      fail_member (a, ios[j].member->index, "rewrite after read error",
+      md_error (a, ios[j].member->index, "rewrite after read error",
                    ios[j].err);
     else
       nbdkit_debug ("raid: rewrote member %u offset %" PRIu64
@@ -189,7 +90,7 @@ repair_piece (struct raid_array *a, const struct piece *p)
                     ios[j].offset);
   }
  out:
-  range_release (&a->write_ranges, &hold);
+  range_release (a->write_ranges, &hold);
   free (data);
 }
 
@@ -209,6 +110,27 @@ repair (struct raid_array *a, const struct plan *pl)
       repair_piece (a, &pl->piece[i]);
 }
 
+/* Copies on members that are not in sync where a piece lies (a member
+ * being rebuilt, above its position) are marked tried, so that no read
+ * takes them.
+ */
+static void
+hide_unsynced (struct raid_array *a, struct plan *pl)
+{
+  size_t i;
+  unsigned k;
+
+  if (md_unsynced (a) == 0)
+    return;
+  for (i = 0; i < pl->npieces; ++i) {
+    struct piece *p = &pl->piece[i];
+
+    for (k = 0; k < p->ncopies; ++k)
+      if (!md_readable (a, p->copy[k].member, p->offset, p->length))
+        p->tried |= UINT32_C (1) << k;
+  }
+}
+
 /* While a resync has not reached a piece, its copies may differ: hold
  * every copy but its first live one back from the read policy, so that
  * every read of it gives the same answer whichever copy the policy
@@ -221,11 +143,11 @@ repair (struct raid_array *a, const struct plan *pl)
 static void
 hold_back (struct raid_array *a, struct plan *pl)
 {
-  uint64_t in_sync = sync_in_sync (&a->sync);
+  uint64_t in_sync = md_in_sync (a);
   size_t i;
   unsigned k;
 
-  if (!a->sync.on || in_sync == UINT64_MAX)
+  if (!a->resync_on || in_sync == UINT64_MAX)
     return;
   for (i = 0; i < pl->npieces; ++i) {
     struct piece *p = &pl->piece[i];
@@ -276,10 +198,10 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
     return -1;
   }
 
-  recovery_hide (a, &pl);       /* members not rebuilt there yet */
+  hide_unsynced (a, &pl);       /* members not rebuilt there yet */
   hold_back (a, &pl);
   for (;;) {
-    i = plan_choose (&pl, a->policy, &a->reads, failed_members (a));
+    i = plan_choose (&pl, a->policy, &a->reads, md_failed (a));
     if (i) {
       nbdkit_error ("pread: array offset %" PRIu64 ": no copy could "
                     "be read", pl.piece[i - 1].offset);
@@ -309,7 +231,7 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
         continue;
       }
       p = &pl.piece[set.seg_piece[set.run[r].first]];
-      if (!is_redundant (a)) {
+      if (!md_redundant (a)) {
         nbdkit_error ("pread: member %u (%s) at offset %" PRIu64 ": %s",
                       m->index, m->name, io->offset,
                       member_strerror (io->err));
@@ -324,7 +246,7 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
        * it would grow it back with holes: it fails at once.
        */
       if (io->err == MEMBER_ESHRUNK)
-        fail_member (a, m->index, "pread", io->err);
+        md_error (a, m->index, "pread", io->err);
       p->bad |= 1u << p->chosen;
       p->tried &= ~p->held_back;
       p->held_back = 0;
@@ -348,6 +270,87 @@ do_read (struct raid_array *a, char *buf, uint64_t count,
     return -1;
   }
   return 0;
+}
+
+/* Each request holds the array's quiesce lock for reading (md/state.h),
+ * so that a spare never takes over a role while a request has member
+ * I/O in flight.
+ */
+int
+request_read (struct raid_array *a, char *buf, uint64_t count,
+              uint64_t offset, size_t *npieces)
+{
+  int r;
+
+  md_request_enter (a);
+  r = do_read (a, buf, count, offset, npieces);
+  md_request_leave (a);
+  return r;
+}
+
+/* mdadm --replace (md/state.h's repl, sync/replace.h): with the
+ * write's range held, a write, zero or trim of the plan pl also goes to
+ * the replacement, where the member it replaces holds a copy: one more
+ * copy of those pieces, written once the live copies are.  A failure
+ * gives the replacement up, and fails neither the member nor the
+ * request.
+ */
+static void
+write_replacement (struct raid_array *a, struct plan *pl, enum member_op op,
+                   uint32_t flags, const char *buf, uint64_t offset)
+{
+  struct member_batch batch;
+  struct ioset set;
+  int r = atomic_load (&a->repl.role);
+  size_t i, n = 0;
+  unsigned k;
+
+  if (r < 0 || atomic_load (&a->repl.stop))
+    return;
+  if (ioset_init (&set, pl->npieces) == -1) {
+    atomic_store (&a->repl.stop, true);
+    return;
+  }
+  for (i = 0; i < pl->npieces; ++i)
+    for (k = 0; k < pl->piece[i].ncopies; ++k)
+      if (pl->piece[i].copy[k].member == (unsigned) r) {
+        ioset_add (&set, i, &pl->piece[i], &pl->piece[i].copy[k]);
+        n++;
+      }
+  if (n) {
+    /* A fast zero the old member took is done the slow way here. */
+    ioset_runs (&set, a->members, op, flags & ~MIO_FAST, (char *) buf,
+                offset, RAID_RUN_MAX_SEGS, &batch);
+    for (i = 0; i < set.nrun; ++i)
+      set.io[i].member = a->repl.member;
+    member_run_batch_in (set.io, set.nrun, &batch);
+    for (i = 0; i < set.nrun; ++i)
+      if (set.io[i].err) {
+        nbdkit_error ("replace: %s: %s: %s; the replacement is given up",
+                      set.io[i].member->name, "write",
+                      strerror (set.io[i].err));
+        atomic_store (&a->repl.stop, true);
+        break;
+      }
+  }
+  ioset_free (&set);
+}
+
+/* A flush flushes the replacement too. */
+static void
+flush_replacement (struct raid_array *a)
+{
+  struct member_io io;
+
+  if (atomic_load (&a->repl.role) < 0 || atomic_load (&a->repl.stop))
+    return;
+  io = (struct member_io) { .op = MOP_FLUSH, .member = a->repl.member };
+  member_run_batch (&io, 1);
+  if (io.err) {
+    nbdkit_error ("replace: %s: flush: %s; the replacement is given up",
+                  io.member->name, strerror (io.err));
+    atomic_store (&a->repl.stop, true);
+  }
 }
 
 /* Apply a write, zero or trim to every live copy of every piece, all at
@@ -405,8 +408,8 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
               offset, RAID_RUN_MAX_SEGS, &batch);
   member_run_batch_in (set.io, set.nrun, &batch);
   /* mdadm --replace: a replacement running gets the write too. */
-  recovery_replace_write (a, &pl, op, mflags,
-                          op == MOP_WRITE ? buf : NULL, offset);
+  write_replacement (a, &pl, op, mflags, op == MOP_WRITE ? buf : NULL,
+                     offset);
 
   /* Count, for every piece, the copies that took it.  A run that failed
    * fails its member (or the request, on a RAID 0) whichever of its
@@ -428,7 +431,7 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
       err = ENOTSUP;
       continue;
     }
-    if (!is_redundant (a)) {
+    if (!md_redundant (a)) {
       nbdkit_error ("%s: member %u (%s) at offset %" PRIu64 ": %s",
                     op_names[op], m->index, m->name, io->offset,
                     strerror (io->err));
@@ -438,7 +441,7 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
     /* A member that holds the last copy of some chunk is kept, and
      * then this request did not reach every live copy: it fails.
      */
-    if (!fail_member (a, m->index, op_names[op], io->err))
+    if (!md_error (a, m->index, op_names[op], io->err))
       err = EIO;
   }
   if (err == 0)
@@ -450,9 +453,9 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
         break;
       }
   /* The members this write left out missed it: it is acknowledged
-   * only once the superblocks say so (see fail_member).
+   * only once the superblocks say so (md/failure.h).
    */
-  if (err == 0 && skipped && metadata_record (a, skipped) == -1) {
+  if (err == 0 && skipped && superblock_record (a, skipped) == -1) {
     nbdkit_error ("%s: array offset %" PRIu64 ": the superblocks could "
                   "not record the failed members this write left out",
                   op_names[op], offset);
@@ -468,6 +471,22 @@ write_copies (struct raid_array *a, enum member_op op, const char *buf,
   return 0;
 }
 
+/* md_bitmap_startwrite, and the members that failed writing the bitmap
+ * recorded before the write goes on.  Returns 0 or -1.
+ */
+static int
+start_write (struct raid_array *a, uint64_t offset, uint64_t count)
+{
+  uint32_t failed;
+  int r = bitmap_start_write (a, offset, count, &failed);
+
+  if (failed && superblock_record (a, failed) == -1 && r == 0) {
+    bitmap_end_write (a, offset, count);
+    r = -1;
+  }
+  return r;
+}
+
 /* Writes, zeroes and trims: on arrays with copies, the request holds
  * its array range until its last member I/O is done (rangelock.h).
  */
@@ -477,34 +496,36 @@ do_write (struct raid_array *a, enum member_op op, const char *buf,
           size_t *npieces)
 {
   struct range_hold hold;
-  bool held = is_redundant (a) && count > 0;
+  bool held = md_redundant (a) && count > 0;
   int r;
 
   /* md's md_write_start: the superblocks say dirty before any copy is
-   * written (sync.c).
+   * written (md/safemode.c).
    */
-  if (sync_write_start (a) == -1) {
+  if (safemode_write_start (a) == -1) {
     nbdkit_error ("%s: array offset %" PRIu64 ": the superblocks could "
                   "not be marked dirty", op_names[op], offset);
     errno = EIO;
     return -1;
   }
-  /* md_bitmap_startwrite: the chunks' bits are on disk first. */
-  if (held && bitmap_start_write (a, offset, count) == -1) {
-    sync_write_end (a);
+  /* md_bitmap_startwrite: the chunks' bits are on disk first, and the
+   * members that failed writing them are recorded.
+   */
+  if (held && start_write (a, offset, count) == -1) {
+    safemode_write_end (a);
     nbdkit_error ("%s: array offset %" PRIu64 ": the write-intent bitmap "
                   "could not be written", op_names[op], offset);
     errno = EIO;
     return -1;
   }
   if (held)
-    range_acquire (&a->write_ranges, &hold, offset, count);
+    range_acquire (a->write_ranges, &hold, offset, count);
   r = write_copies (a, op, buf, count, offset, mflags, npieces);
   if (held) {
-    range_release (&a->write_ranges, &hold);
+    range_release (a->write_ranges, &hold);
     bitmap_end_write (a, offset, count);
   }
-  sync_write_end (a);
+  safemode_write_end (a);
   return r;
 }
 
@@ -522,19 +543,19 @@ do_flush (struct raid_array *a)
         .op = MOP_FLUSH, .member = &a->members[i], .batch = &batch,
       };
   member_run_batch_in (ios, n, &batch);
-  recovery_replace_flush (a);
+  flush_replacement (a);
   for (i = 0; i < n; ++i) {
     if (ios[i].err == 0)
       continue;
-    if (!is_redundant (a)) {
+    if (!md_redundant (a)) {
       nbdkit_error ("flush: member %u (%s): %s", ios[i].member->index,
                     ios[i].member->name, strerror (ios[i].err));
       err = ios[i].err;
     }
-    else if (!fail_member (a, ios[i].member->index, "flush", ios[i].err))
+    else if (!md_error (a, ios[i].member->index, "flush", ios[i].err))
       err = EIO;
   }
-  if (err == 0 && !request_array_whole (a, failed_members (a))) {
+  if (err == 0 && !md_whole (a, md_failed (a))) {
     nbdkit_error ("flush: too many members failed");
     err = EIO;
   }
@@ -543,6 +564,31 @@ do_flush (struct raid_array *a)
     return -1;
   }
   return 0;
+}
+
+/* Each request holds the array's quiesce lock for reading (md/state.h). */
+int
+request_write (struct raid_array *a, enum member_op op, const char *buf,
+               uint64_t count, uint64_t offset, uint32_t mflags,
+               size_t *npieces)
+{
+  int r;
+
+  md_request_enter (a);
+  r = do_write (a, op, buf, count, offset, mflags, npieces);
+  md_request_leave (a);
+  return r;
+}
+
+int
+request_flush (struct raid_array *a)
+{
+  int r;
+
+  md_request_enter (a);
+  r = do_flush (a);
+  md_request_leave (a);
+  return r;
 }
 
 /* Extents.  A byte is a hole in the array only where every copy of it
@@ -587,7 +633,7 @@ extents_piece (const struct raid_piece *p, void *opaque)
        * not hold requests out of an array that cannot rebuild).
        */
       if (atomic_load (&m->failed) ||
-          !recovery_readable (&a->rec, c->member, p->offset, p->length))
+          !md_readable (a, c->member, p->offset, p->length))
         continue;
       hole = member_hole (m, c->offset + pos, c->offset + p->length, &end);
       if (hole == -1) {
@@ -649,54 +695,14 @@ do_extents (struct raid_array *a, uint32_t count, uint64_t offset,
 }
 
 
-/* The entry points: each request holds the array's quiesce lock for
- * reading (recovery.h), so that a spare never takes over a role while a
- * request has member I/O in flight.
- */
-int
-request_read (struct raid_array *a, char *buf, uint64_t count,
-              uint64_t offset, size_t *npieces)
-{
-  int r;
-
-  recovery_enter (&a->rec);
-  r = do_read (a, buf, count, offset, npieces);
-  recovery_leave (&a->rec);
-  return r;
-}
-
-int
-request_write (struct raid_array *a, enum member_op op, const char *buf,
-               uint64_t count, uint64_t offset, uint32_t mflags,
-               size_t *npieces)
-{
-  int r;
-
-  recovery_enter (&a->rec);
-  r = do_write (a, op, buf, count, offset, mflags, npieces);
-  recovery_leave (&a->rec);
-  return r;
-}
-
-int
-request_flush (struct raid_array *a)
-{
-  int r;
-
-  recovery_enter (&a->rec);
-  r = do_flush (a);
-  recovery_leave (&a->rec);
-  return r;
-}
-
 int
 request_extents (struct raid_array *a, uint32_t count, uint64_t offset,
                  struct nbdkit_extents *extents)
 {
   int r;
 
-  recovery_enter (&a->rec);
+  md_request_enter (a);
   r = do_extents (a, count, offset, extents);
-  recovery_leave (&a->rec);
+  md_request_leave (a);
   return r;
 }

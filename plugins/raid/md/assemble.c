@@ -28,7 +28,7 @@
  *      features[] table below): a reshape or a replacement in progress,
  *      recorded bad blocks, a journal and the like, which md would trust
  *      later.  An internal write-intent bitmap (bitmap.c) and a recovery
- *      in progress, by offset or from the bitmap (recovery.c), are kept
+ *      in progress, by offset or from the bitmap (sync/rebuild.c), are kept
  *      up to date and accepted.
  *   2. Every member has the same array UUID as the first, and the same
  *      shape (level, layout, chunk, members, size, data offset); a
@@ -55,7 +55,7 @@
  *      RAID 0, plus size on RAID 1 and 10), so that the array's size is
  *      md's.
  *
- * The superblocks are written later (metadata.c).
+ * The superblocks are written later (superblock.c).
  */
 
 #include <errno.h>
@@ -75,10 +75,9 @@
 #include "raidsim/mdrules.h"
 #include "raidsim/mdsb.h"
 #include "assemble.h"
-#include "metadata.h"
-#include "params.h"
-#include "recovery.h"
-#include "io/request.h"
+#include "bitmap.h"
+#include "state.h"
+#include "superblock.h"
 #include "member/probe.h"
 #include "model/timing.h"
 
@@ -88,9 +87,18 @@
  */
 static struct member_md found[RAID_MAX_MEMBERS];
 /* Members without any metadata, given in the place of a missing member
- * of an md array: new members, to be rebuilt (recovery.h).
+ * of an md array: new members, to be rebuilt (sync/rebuild.h).
  */
 static bool blank[RAID_MAX_MEMBERS];
+/* The keys given (level=, chunk=, copies=), which the array's are then
+ * written into, and metadata=.
+ */
+static struct raid_settings *keys;
+/* Roles re-added at assembly: in full or from the bitmap, which is read
+ * after them (readd_from_bitmap).
+ */
+static uint32_t readd_at_start;
+static enum raid_metadata metadata_kind;
 
 static bool
 is_missing (const struct member *m)
@@ -144,8 +152,8 @@ assemble_none (struct raid_array *a)
                     "these members have none", a->members[i].name, i);
       return -1;
     }
-  timing_fill (&params.raid);   /* model=: level, chunk, copies */
-  if (raid_settings_check (&params.raid, a->nmembers) == -1) {
+  timing_fill (keys);           /* model=: level, chunk, copies */
+  if (raid_settings_check (keys, a->nmembers) == -1) {
     nbdkit_error ("%s", raid_geom_error ());
     return -1;
   }
@@ -154,19 +162,19 @@ assemble_none (struct raid_array *a)
    * chunk is certainly a mistake; the chunk default makes this 128K.
    */
   for (i = 0; i < a->nmembers; ++i) {
-    if (a->members[i].size < params.raid.chunk) {
+    if (a->members[i].size < (*keys).chunk) {
       nbdkit_error ("member: %s: %" PRIu64 " bytes is smaller than one "
                     "chunk (%" PRIu64 ")", a->members[i].name,
-                    a->members[i].size, params.raid.chunk);
+                    a->members[i].size, (*keys).chunk);
       return -1;
     }
     sizes[i] = a->members[i].size;
   }
 
   p = (struct raid_geom_params) {
-    .level = params.raid.level,
-    .chunk = params.raid.chunk,
-    .copies = params.raid.copies,
+    .level = (*keys).level,
+    .chunk = (*keys).chunk,
+    .copies = (*keys).copies,
     .data_offset = 0,
     .nmembers = a->nmembers,
     .member_size = sizes,
@@ -202,7 +210,7 @@ check_features (const struct member *m, const struct mdsb *sb)
 static int
 check_keys (enum raid_level level, uint64_t chunk, unsigned copies)
 {
-  const struct raid_settings *s = &params.raid;
+  const struct raid_settings *s = keys;
 
   if (s->set[RAID_KEY_LEVEL] && s->level != level) {
     nbdkit_error ("level: level=%s given, but the members' md superblocks "
@@ -462,7 +470,7 @@ place_members (struct raid_array *a, const struct md_trust_set *t,
     if (!absent (a, i))
       meta->sb[r] = found[i].sb;
     /* Left out until the array is known whole without them; then
-     * re-added or added (recovery_assembled).
+     * re-added or added (to_rebuild).
      */
     resume[r] = meta->in_array[r] &&
       (found[i].sb.feature_map & MDSB_FEATURE_RECOVERY_OFFSET);
@@ -500,6 +508,104 @@ place_members (struct raid_array *a, const struct md_trust_set *t,
     return -1;
   }
   return 0;
+}
+
+/* Role r is to be rebuilt: a stale member re-added, a blank one (new,
+ * its superblock in a->meta.sb[r] built by superblock_new), or one whose
+ * superblock records a recovery in progress.  Once the array's geometry
+ * is made and a->meta filled: the member is not failed from now on, and
+ * nothing above its recovery position is read.
+ */
+enum rebuild_kind { REBUILD_READD, REBUILD_NEW, REBUILD_RESUME };
+
+static void
+to_rebuild (struct raid_array *a, unsigned r, enum rebuild_kind kind)
+{
+  struct mdsb *sb = &a->meta.sb[r];
+  struct member *m = &a->members[r];
+  uint64_t pos = 0;
+
+  if (kind == REBUILD_RESUME)
+    pos = md_recovery_resume (a->geom, r, sb->recovery_offset * MDSB_SECTOR,
+                              MD_SYNC_REGION);
+  sb->feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset = md_recovery_offset (a->geom, r, pos) / MDSB_SECTOR;
+  atomic_store (&a->rebuilt[r], pos);
+  atomic_fetch_or (&a->unsynced, MD_BIT (r));
+  a->meta.in_array[r] = true;
+  atomic_store (&m->failed, false);
+  atomic_fetch_and (&a->meta.recorded, ~MD_BIT (r));
+  switch (kind) {
+  case REBUILD_READD:
+    /* In full or from the bitmap: readd_from_bitmap says. */
+    readd_at_start |= MD_BIT (r);
+    break;
+  case REBUILD_NEW:
+    nbdkit_error ("member %u (%s) is blank: it takes role %u as a new "
+                  "member (md's --add), with a superblock of its own, and "
+                  "is rebuilt from the live copies", r, m->name, r);
+    break;
+  case REBUILD_RESUME:
+    nbdkit_error ("member %u (%s) was being rebuilt: its recovery goes on "
+                  "from array offset %" PRIu64 " (recovery_offset %"
+                  PRIu64 " sectors); nothing above it is read", r, m->name,
+                  pos, sb->recovery_offset);
+    break;
+  }
+}
+
+/* After bitmap_assemble: whether each member re-added at assembly (or
+ * resuming a recovery that its superblock says was from the bitmap) is
+ * rebuilt from the bitmap or in full, as md's super_1_validate decides
+ * (bitmap_readd_ok); logged.
+ */
+static void
+readd_from_bitmap (struct raid_array *a)
+{
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r) {
+    struct mdsb *sb = &a->meta.sb[r];
+    const char *name = a->members[r].name, *why;
+    bool ok;
+
+    if (readd_at_start & MD_BIT (r)) {
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (ok)
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): events "
+                      "%" PRIu64 ", not older than the write-intent "
+                      "bitmap's events_cleared %" PRIu64 ": only the chunks "
+                      "whose bits are set are rebuilt from the live copies, "
+                      "and it is read only where rebuilt", r, name,
+                      sb->events, bitmap_events_cleared (a));
+      else
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): %s "
+                      "(events %" PRIu64 ", events_cleared %" PRIu64 "): "
+                      "it is rebuilt in full from the live copies, and "
+                      "read only where rebuilt", r, name, why, sb->events,
+                      bitmap_events_cleared (a));
+    }
+    else if ((md_unsynced (a) & MD_BIT (r)) &&
+             (sb->feature_map & MDSB_FEATURE_RECOVERY_BITMAP)) {
+      /* md's super_1_validate: a recovery offset with the bitmap flag
+       * goes on from the bitmap.  Its events are the array's.
+       */
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (!ok)
+        nbdkit_error ("member %u (%s): its recovery was from the "
+                      "write-intent bitmap, but %s: it goes on in full",
+                      r, name, why);
+    }
+    else
+      continue;
+    if (ok) {
+      sb->feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
+      atomic_fetch_or (&a->from_bitmap, MD_BIT (r));
+    }
+    else
+      sb->feature_map &= ~MDSB_FEATURE_RECOVERY_BITMAP;
+  }
+  readd_at_start = 0;
 }
 
 static int
@@ -565,7 +671,7 @@ assemble_md (struct raid_array *a)
   }
 
   /* 6. Every chunk keeps a live copy. */
-  if (!request_array_whole (a, failed)) {
+  if (!md_whole (a, failed)) {
     nbdkit_error ("member: the array cannot start: with the members that "
                   "are missing, stale, new or being rebuilt left out, "
                   "some of its chunks have no live copy");
@@ -579,30 +685,30 @@ assemble_md (struct raid_array *a)
   atomic_store (&meta->recorded, failed);
   meta->started = false;
 
-  /* Members to rebuild (recovery.h): stale ones re-added, blank ones
-   * added with superblocks of their own, and those whose superblock
+  /* Members to rebuild (sync/rebuild.h): stale ones re-added, blank
+   * ones added with superblocks of their own, and those whose superblock
    * records a recovery in progress.
    */
-  recovery_slots_from (a, fsb);
+  superblock_slots_from (a, fsb);
   for (i = 0; i < n; ++i)
     if (!absent (a, i))
-      recovery_slots_from (a, &found[i].sb);
+      superblock_slots_from (a, &found[i].sb);
   for (r = 0; r < n; ++r) {
     if (is_new[r]) {
-      if (recovery_new_sb (a, fsb, &a->members[r], r, &meta->sb[r]) == -1)
+      if (superblock_new (a, fsb, &a->members[r], r, &meta->sb[r]) == -1)
         goto drop;
-      recovery_assembled (a, r, RECOVERY_NEW);
+      to_rebuild (a, r, REBUILD_NEW);
     }
     else if (readd[r])
-      recovery_assembled (a, r, RECOVERY_READD);
+      to_rebuild (a, r, REBUILD_READD);
     else if (resume[r])
-      recovery_assembled (a, r, RECOVERY_RESUME);
+      to_rebuild (a, r, REBUILD_RESUME);
   }
 
-  params.raid.level = sh.level;
-  params.raid.chunk = sh.chunk;
-  params.raid.copies = sh.level == RAID_LEVEL_10 ? sh.copies
-    : params.raid.copies;
+  (*keys).level = sh.level;
+  (*keys).chunk = sh.chunk;
+  (*keys).copies = sh.level == RAID_LEVEL_10 ? sh.copies
+    : (*keys).copies;
 
   for (r = 0; r < n; ++r)
     if (is_missing (&a->members[r]))
@@ -623,29 +729,32 @@ assemble_md (struct raid_array *a)
 }
 
 /* The array, then its bitmap, then whether re-added members are
- * rebuilt from it (recovery.h).
+ * rebuilt from it (sync/rebuild.h).
  */
 static int
 assemble_bitmap (struct raid_array *a)
 {
   if (assemble_md (a) == -1 || bitmap_assemble (a) == -1)
     return -1;
-  recovery_assembled_bitmap (a);
+  readd_from_bitmap (a);
   return 0;
 }
 
 int
-assemble (struct raid_array *a)
+assemble (struct raid_array *a, struct raid_settings *settings,
+          enum raid_metadata metadata_kind_)
 {
   unsigned i, nv12 = 0, npresent = 0, first_v12 = 0, first_none = 0;
   const struct member *m;
 
+  keys = settings;
+  metadata_kind = metadata_kind_;
   for (i = 0; i < a->nmembers; ++i) {
     m = &a->members[i];
     if (is_missing (m))
       continue;
     npresent++;
-    if (metadata_read (&a->members[i], &found[i]) == -1)
+    if (superblock_read (&a->members[i], &found[i]) == -1)
       return -1;
     switch (found[i].kind) {
     case MD_V1_2:
@@ -653,7 +762,7 @@ assemble (struct raid_array *a)
         first_v12 = i;
       break;
     case MD_OTHER:
-      if (params.metadata == METADATA_NONE)
+      if (metadata_kind == METADATA_NONE)
         nbdkit_error ("member: %s holds md metadata (version %s), which "
                       "metadata=none would write array data over",
                       m->name, found[i].version);
@@ -675,15 +784,15 @@ assemble (struct raid_array *a)
   for (i = 0; i < a->nmembers; ++i) {
     blank[i] = false;
     if (is_missing (&a->members[i]) || found[i].kind != MD_NONE ||
-        params.metadata == METADATA_NONE || nv12 == 0)
+        metadata_kind == METADATA_NONE || nv12 == 0)
       continue;
     if (member_check_blank (&a->members[i], "member", true,
-                            params.force) == -1)
+                            a->conf.force) == -1)
       return -1;
     blank[i] = true;
   }
 
-  switch (params.metadata) {
+  switch (metadata_kind) {
   case METADATA_NONE:
     if (nv12 > 0) {
       m = &a->members[first_v12];

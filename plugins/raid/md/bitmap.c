@@ -23,15 +23,38 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "raidsim/mdbitmap.h"
 #include "raidsim/mdrules.h"
-#include "state.h"
 #include "bitmap.h"
-#include "metadata.h"
-#include "recovery.h"
-#include "io/request.h"
+#include "state.h"
 
 /* -D raid.bitmap=1 logs every bitmap write (nbdkit -v). */
 NBDKIT_DLL_PUBLIC int raid_debug_bitmap = 0;
+
+/* The array's bitmap (there is one array). */
+struct raid_bitmap {
+  bool on;                      /* the superblocks say there is one */
+  uint64_t offset;              /* member byte offset of the header */
+  uint64_t bytes;               /* header and bits, rounded to 4K */
+  uint64_t nbits;
+  uint64_t chunk;               /* array bytes per bit */
+  bool stale;                   /* events behind the superblocks' */
+  uint64_t nneeded;             /* chunks the resync must walk */
+
+  pthread_mutex_t io;           /* one bitmap write at a time */
+  pthread_mutex_t lock;         /* everything below */
+  struct mdbm hdr;              /* what the next write says */
+  uint8_t *mem;                 /* header + bits as they are to be */
+  uint8_t *disk;                /* bits as last written everywhere */
+  uint8_t *needed;              /* bits: the resync must sync it */
+  uint16_t *pending;            /* writes in flight, per chunk */
+  uint8_t *idle;                /* md's counter: 2 after a write ends,
+                                 * one less per sweep, cleared at 0 */
+  uint64_t writes;              /* bitmap writes (for the statistics) */
+  uint64_t sweeps;              /* the daemon's sweeps done */
+};
+
+static struct raid_bitmap bitmap;
 
 static uint8_t *
 bits_of (uint8_t *image)
@@ -47,14 +70,14 @@ live (const struct raid_array *a, unsigned r)
 
 /* md's mddev->degraded: a member is missing or failed, or is being
  * rebuilt (it counts as degraded until its recovery ends).  The bits of
- * chunks written meanwhile are what a re-add resyncs (recovery.h).
+ * chunks written meanwhile are what a re-add resyncs (md/spares.h).
  */
 static bool
 degraded (const struct raid_array *a)
 {
   unsigned r;
 
-  if (recovery_unsynced (&a->rec))
+  if (md_unsynced (a))
     return true;
   for (r = 0; r < a->nmembers; ++r)
     if (!live (a, r))
@@ -84,13 +107,65 @@ read_region (struct member *m, uint8_t *buf, uint64_t offset, uint64_t len)
   return r;
 }
 
+/* Read and check member m's bitmap header (format, UUID, size, and
+ * against the members read before it, nread of them) into *h, and the
+ * bytes its header and bits take.  Returns 0, or -1 after nbdkit_error.
+ */
+static int
+check_member (struct raid_array *a, struct member *m, const struct mdsb *sb,
+              unsigned nread, struct mdbm *h, uint64_t *bytes)
+{
+  struct raid_bitmap *b = &bitmap;
+  uint64_t size = raid_geom_size (a->geom);
+  uint8_t hdrbuf[4096];
+
+  if (m->min_block > 4096) {
+    nbdkit_error ("member: %s wants %" PRIu32 "-byte blocks; its "
+                  "write-intent bitmap is written in 4K blocks",
+                  m->name, m->min_block);
+    return -1;
+  }
+  if (read_region (m, hdrbuf, b->offset, sizeof hdrbuf) == -1) {
+    nbdkit_error ("member: %s: reading its write-intent bitmap: %m",
+                  m->name);
+    return -1;
+  }
+  if (mdbm_decode (hdrbuf, sizeof hdrbuf, h) == -1) {
+    nbdkit_error ("member: %s: its write-intent bitmap cannot be used: "
+                  "%s", m->name, mdsb_error ());
+    return -1;
+  }
+  if (memcmp (h->uuid, sb->set_uuid, 16) != 0) {
+    nbdkit_error ("member: %s: its write-intent bitmap belongs to "
+                  "another array (its UUID is not the superblock's)",
+                  m->name);
+    return -1;
+  }
+  *bytes = mdbm_bytes (h, 4096);
+  if (mdbm_bits (h->sync_size, h->chunksize) * h->chunksize < size ||
+      b->offset + *bytes > sb->data_offset * MDSB_SECTOR) {
+    nbdkit_error ("member: %s: its write-intent bitmap covers %" PRIu64
+                  " sectors in %" PRIu32 "-byte chunks, which does not "
+                  "fit the array (%" PRIu64 " bytes) or the space before "
+                  "its data", m->name, h->sync_size, h->chunksize, size);
+    return -1;
+  }
+  if (nread && (h->chunksize != b->hdr.chunksize ||
+                h->sync_size != b->hdr.sync_size)) {
+    nbdkit_error ("member: %s: its write-intent bitmap's chunk or size "
+                  "differs from the other members'", m->name);
+    return -1;
+  }
+  return 0;
+}
+
 int
 bitmap_assemble (struct raid_array *a)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   const struct mdsb *sb = NULL;
-  uint64_t size = raid_geom_size (a->geom), best = 0, k;
-  uint8_t hdrbuf[4096], *img = NULL, *and = NULL;
+  uint64_t best = 0, k;
+  uint8_t *img = NULL, *and = NULL;
   unsigned r, nread = 0, with = 0, without = 0;
   int ret = -1;
 
@@ -120,7 +195,7 @@ bitmap_assemble (struct raid_array *a)
   b->offset = ((int64_t) sb->super_offset + (int32_t) sb->bitmap_offset)
     * MDSB_SECTOR;
   if ((int32_t) sb->bitmap_offset <= 0 ||
-      b->offset + sizeof hdrbuf > sb->data_offset * MDSB_SECTOR) {
+      b->offset + 4096 > sb->data_offset * MDSB_SECTOR) {
     nbdkit_error ("member: bitmap_offset: %" PRId32 " sectors from the "
                   "superblock is not between it and the data",
                   (int32_t) sb->bitmap_offset);
@@ -133,47 +208,12 @@ bitmap_assemble (struct raid_array *a)
     uint64_t bytes;
 
     /* A member being rebuilt holds no bitmap yet: it gets the array's
-     * at the next update (recovery.h).
+     * at the next update (sync/rebuild.h).
      */
-    if (!live (a, r) || (recovery_unsynced (&a->rec) & (UINT32_C (1) << r)))
+    if (!live (a, r) || (md_unsynced (a) & MD_BIT (r)))
       continue;
-    if (m->min_block > 4096) {
-      nbdkit_error ("member: %s wants %" PRIu32 "-byte blocks; its "
-                    "write-intent bitmap is written in 4K blocks",
-                    m->name, m->min_block);
+    if (check_member (a, m, sb, nread, &h, &bytes) == -1)
       goto out;
-    }
-    if (read_region (m, hdrbuf, b->offset, sizeof hdrbuf) == -1) {
-      nbdkit_error ("member: %s: reading its write-intent bitmap: %m",
-                    m->name);
-      goto out;
-    }
-    if (mdbm_decode (hdrbuf, sizeof hdrbuf, &h) == -1) {
-      nbdkit_error ("member: %s: its write-intent bitmap cannot be used: "
-                    "%s", m->name, mdsb_error ());
-      goto out;
-    }
-    if (memcmp (h.uuid, sb->set_uuid, 16) != 0) {
-      nbdkit_error ("member: %s: its write-intent bitmap belongs to "
-                    "another array (its UUID is not the superblock's)",
-                    m->name);
-      goto out;
-    }
-    bytes = mdbm_bytes (&h, 4096);
-    if (mdbm_bits (h.sync_size, h.chunksize) * h.chunksize < size ||
-        b->offset + bytes > sb->data_offset * MDSB_SECTOR) {
-      nbdkit_error ("member: %s: its write-intent bitmap covers %" PRIu64
-                    " sectors in %" PRIu32 "-byte chunks, which does not "
-                    "fit the array (%" PRIu64 " bytes) or the space before "
-                    "its data", m->name, h.sync_size, h.chunksize, size);
-      goto out;
-    }
-    if (nread && (h.chunksize != b->hdr.chunksize ||
-                  h.sync_size != b->hdr.sync_size)) {
-      nbdkit_error ("member: %s: its write-intent bitmap's chunk or size "
-                    "differs from the other members'", m->name);
-      goto out;
-    }
     if (nread == 0) {
       b->hdr = h;
       b->bytes = bytes;
@@ -232,7 +272,6 @@ bitmap_assemble (struct raid_array *a)
     (b->hdr.state & MDBM_STATE_STALE);
   pthread_mutex_init (&b->io, NULL);
   pthread_mutex_init (&b->lock, NULL);
-  pthread_cond_init (&b->cond, NULL);
   b->on = true;
   nbdkit_debug ("raid: write-intent bitmap: %" PRIu64 " chunks of %" PRIu64
                 " bytes, %" PRIu64 " set, events %" PRIu64 "%s",
@@ -252,7 +291,7 @@ bitmap_assemble (struct raid_array *a)
 static int
 flush_io_locked (struct raid_array *a, uint32_t *failed)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   struct member_io ios[RAID_MAX_MEMBERS];
   struct member_batch batch;
   unsigned r, n = 0, ok = 0, i;
@@ -283,8 +322,7 @@ flush_io_locked (struct raid_array *a, uint32_t *failed)
       ok++;
       continue;
     }
-    if (request_mark_failed (a, ios[i].member->index, "bitmap write",
-                             ios[i].err))
+    if (md_fail (a, ios[i].member->index, "bitmap write", ios[i].err))
       *failed |= UINT32_C (1) << ios[i].member->index;
   }
   if (ok == 0 || ok + __builtin_popcount (*failed) < n) {
@@ -315,14 +353,15 @@ chunk_range (const struct raid_bitmap *b, uint64_t offset, uint64_t count,
 }
 
 int
-bitmap_start_write (struct raid_array *a, uint64_t offset, uint64_t count)
+bitmap_start_write (struct raid_array *a, uint64_t offset, uint64_t count,
+                    uint32_t *failed)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t first, last, k;
-  uint32_t failed = 0;
   bool need = false;
   int r = 0;
 
+  *failed = 0;
   if (!b->on || count == 0)
     return 0;
   chunk_range (b, offset, count, &first, &last);
@@ -348,10 +387,8 @@ bitmap_start_write (struct raid_array *a, uint64_t offset, uint64_t count)
     need = !mdbm_test (bits_of (b->disk), k);
   pthread_mutex_unlock (&b->lock);
   if (need)
-    r = flush_io_locked (a, &failed);
+    r = flush_io_locked (a, failed);
   pthread_mutex_unlock (&b->io);
-  if (failed && metadata_record (a, failed) == -1)
-    r = -1;
   if (r == -1)
     bitmap_end_write (a, offset, count);
   return r;
@@ -360,7 +397,7 @@ bitmap_start_write (struct raid_array *a, uint64_t offset, uint64_t count)
 void
 bitmap_end_write (struct raid_array *a, uint64_t offset, uint64_t count)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t first, last, k;
 
   if (!b->on || count == 0)
@@ -377,7 +414,7 @@ bitmap_end_write (struct raid_array *a, uint64_t offset, uint64_t count)
 void
 bitmap_update_events (struct raid_array *a, uint64_t events)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint32_t failed;
 
   if (!b->on)
@@ -396,18 +433,14 @@ bitmap_update_events (struct raid_array *a, uint64_t events)
   pthread_mutex_unlock (&b->io);
 }
 
-/* One sweep of md's bitmap daemon: a chunk with no write in flight
- * goes one step nearer clean; at the second step its bit is cleared, if
- * the array is not degraded and the resync has passed the chunk.
- */
-static void
-sweep (struct raid_array *a)
+void
+bitmap_sweep (struct raid_array *a, uint32_t *failed)
 {
-  struct raid_bitmap *b = &a->bitmap;
-  uint64_t in_sync = sync_in_sync (&a->sync), k, cleared = 0;
+  struct raid_bitmap *b = &bitmap;
+  uint64_t in_sync = md_in_sync (a), k, cleared = 0;
   bool deg = degraded (a);
-  uint32_t failed = 0;
 
+  *failed = 0;
   pthread_mutex_lock (&b->lock);
   for (k = 0; k < b->nbits; ++k) {
     if (!mdbm_test (bits_of (b->mem), k) || b->pending[k])
@@ -427,48 +460,27 @@ sweep (struct raid_array *a)
   pthread_mutex_unlock (&b->lock);
   if (cleared) {
     pthread_mutex_lock (&b->io);
-    flush_io_locked (a, &failed);
+    flush_io_locked (a, failed);
     pthread_mutex_unlock (&b->io);
-    if (failed)
-      metadata_record (a, failed);
     if (raid_debug_bitmap)
       nbdkit_debug ("raid: bitmap: %" PRIu64 " bits cleared", cleared);
   }
 }
 
-static void *
-daemon_thread (void *arg)
+unsigned
+bitmap_daemon_sleep (struct raid_array *a)
 {
-  struct raid_array *a = arg;
-  struct raid_bitmap *b = &a->bitmap;
-  uint64_t sleep_s = b->hdr.daemon_sleep;
-
-  pthread_mutex_lock (&b->lock);
-  while (!b->stop) {
-    struct timespec ts;
-
-    clock_gettime (CLOCK_REALTIME, &ts);
-    ts.tv_sec += sleep_s;
-    pthread_cond_timedwait (&b->cond, &b->lock, &ts);
-    if (b->stop)
-      break;
-    pthread_mutex_unlock (&b->lock);
-    sweep (a);
-    pthread_mutex_lock (&b->lock);
-  }
-  pthread_mutex_unlock (&b->lock);
-  return NULL;
+  return bitmap.hdr.daemon_sleep;
 }
 
-int
+bool
 bitmap_start (struct raid_array *a)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t k, from = 0;
-  int err;
 
-  if (!b->on || b->thread_started)
-    return 0;
+  if (!b->on)
+    return false;
   /* md_bitmap_init_from_disk: on a dirty array, the bits from the
    * resync position on are needed; all of them if the bitmap is stale.
    */
@@ -486,37 +498,14 @@ bitmap_start (struct raid_array *a)
                   b->stale ? " (the bitmap is stale: all of them)" : "");
   }
   b->hdr.state &= ~(uint32_t) MDBM_STATE_STALE;
-  b->stop = false;
-  err = pthread_create (&b->thread, NULL, daemon_thread, a);
-  if (err) {
-    errno = err;
-    nbdkit_error ("bitmap: starting its daemon: %m");
-    return -1;
-  }
-  b->thread_started = true;
-  return 0;
-}
-
-void
-bitmap_stop (struct raid_array *a)
-{
-  struct raid_bitmap *b = &a->bitmap;
-
-  if (!b->thread_started)
-    return;
-  pthread_mutex_lock (&b->lock);
-  b->stop = true;
-  pthread_cond_broadcast (&b->cond);
-  pthread_mutex_unlock (&b->lock);
-  pthread_join (b->thread, NULL);
-  b->thread_started = false;
+  return true;
 }
 
 uint64_t
 bitmap_next_needed (struct raid_array *a, uint64_t pos, uint64_t size,
                     uint64_t *len)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t k, end, run_end;
 
   if (!b->on)
@@ -538,7 +527,7 @@ bitmap_next_needed (struct raid_array *a, uint64_t pos, uint64_t size,
 void
 bitmap_readd_view (struct raid_array *a, struct md_bitmap_view *v)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
 
   *v = (struct md_bitmap_view) { .on = b->on };
   if (b->on) {
@@ -561,7 +550,7 @@ bitmap_readd_ok (struct raid_array *a, uint64_t events, const char **why)
 uint64_t
 bitmap_events_cleared (struct raid_array *a)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t e;
 
   if (!b->on)
@@ -578,7 +567,7 @@ bitmap_events_cleared (struct raid_array *a)
 bool
 bitmap_dirty (struct raid_array *a, uint64_t offset, uint64_t len)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   bool dirty;
 
   if (!b->on)
@@ -592,7 +581,7 @@ bitmap_dirty (struct raid_array *a, uint64_t offset, uint64_t len)
 uint64_t
 bitmap_next_dirty (struct raid_array *a, uint64_t pos, uint64_t size)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t next;
 
   if (!b->on)
@@ -606,7 +595,7 @@ bitmap_next_dirty (struct raid_array *a, uint64_t pos, uint64_t size)
 uint64_t
 bitmap_dirty_bytes (struct raid_array *a, uint64_t pos, uint64_t size)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
   uint64_t n;
 
   if (!b->on)
@@ -620,7 +609,7 @@ bitmap_dirty_bytes (struct raid_array *a, uint64_t pos, uint64_t size)
 void
 bitmap_view (struct raid_array *a, struct bitmap_view *v)
 {
-  struct raid_bitmap *b = &a->bitmap;
+  struct raid_bitmap *b = &bitmap;
 
   *v = (struct bitmap_view) { .on = b->on };
   if (!b->on)

@@ -16,52 +16,28 @@
  *     missing, failed or being rebuilt) and the chunk is in sync, and
  *     events_cleared then records the event count; so a member that
  *     left the array finds every chunk written since marked, and a
- *     re-add resyncs only those (recovery.h);
+ *     re-add resyncs only those (md/spares.h, sync/rebuild.h);
  *   - the bitmap's events follow the superblocks' and are written
  *     before them (md_bitmap_update_sb);
- *   - after an unclean shutdown, the resync (sync.c) walks only the
+ *   - after an unclean shutdown, the resync (sync/resync.c) walks only the
  *     chunks whose bit was set, from the superblocks' resync_offset on.
  *     A bitmap whose events are behind the superblocks' is stale and
  *     makes the resync cover every chunk.
  *
  * Arrays without a bitmap: every function here does nothing.
+ *
+ * Below md_error (md/failure.h): a member whose bitmap cannot be written
+ * is failed (md_fail), and the members so failed are returned to the
+ * caller, which records them in the superblocks.  The daemon's thread
+ * is md/safemode.c's, as md's thread runs the bitmap daemon's work.
  */
-#ifndef RAID_BITMAP_H
-#define RAID_BITMAP_H
+#ifndef RAID_MD_BITMAP_H
+#define RAID_MD_BITMAP_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "raidsim/mdbitmap.h"
-
 struct raid_array;
-
-struct raid_bitmap {
-  bool on;                      /* the superblocks say there is one */
-  uint64_t offset;              /* member byte offset of the header */
-  uint64_t bytes;               /* header and bits, rounded to 4K */
-  uint64_t nbits;
-  uint64_t chunk;               /* array bytes per bit */
-  bool stale;                   /* events behind the superblocks' */
-  uint64_t nneeded;             /* chunks the resync must walk */
-
-  pthread_mutex_t io;           /* one bitmap write at a time */
-  pthread_mutex_t lock;         /* everything below */
-  struct mdbm hdr;              /* what the next write says */
-  uint8_t *mem;                 /* header + bits as they are to be */
-  uint8_t *disk;                /* bits as last written everywhere */
-  uint8_t *needed;              /* bits: the resync must sync it */
-  uint16_t *pending;            /* writes in flight, per chunk */
-  uint8_t *idle;                /* md's counter: 2 after a write ends,
-                                 * one less per sweep, cleared at 0 */
-  uint64_t writes;              /* bitmap writes (for the statistics) */
-  uint64_t sweeps;              /* the daemon's sweeps done */
-
-  pthread_cond_t cond;
-  bool stop, thread_started;
-  pthread_t thread;
-};
 
 /* At config time, after assemble found md superblocks (a->meta.on):
  * read the bitmap that their feature map names from every live member,
@@ -70,25 +46,34 @@ struct raid_bitmap {
  */
 extern int bitmap_assemble (struct raid_array *a);
 
-/* From sync_start, once the array may be written: the chunks the
- * resync must walk (none if the array is clean), and the daemon that
- * clears bits.  Returns 0 or -1 after nbdkit_error.
+/* From safemode_start, once the array may be written: the chunks the
+ * resync must walk (none if the array is clean).  Returns whether the
+ * array has a bitmap, and so a daemon to sweep it.
  */
-extern int bitmap_start (struct raid_array *a);
-/* From sync_stop: stop the daemon. */
-extern void bitmap_stop (struct raid_array *a);
+extern bool bitmap_start (struct raid_array *a);
+
+/* One sweep of md's bitmap daemon: a chunk with no write in flight
+ * goes one step nearer clean; at the second step its bit is cleared, if
+ * the array is not degraded and the resync has passed the chunk.
+ * *failed gets the members failed writing it.  bitmap_daemon_sleep: the
+ * seconds between sweeps (the header's daemon_sleep).
+ */
+extern void bitmap_sweep (struct raid_array *a, uint32_t *failed);
+extern unsigned bitmap_daemon_sleep (struct raid_array *a);
 
 /* Around every write, zero and trim on an array with copies, after
- * sync_write_start: bitmap_start_write returns once the bits of every
- * chunk [offset, offset + count) touches are on disk.  Returns 0, or -1
- * (no live member's bitmap could be written: the request must fail).
+ * safemode_write_start: bitmap_start_write returns once the bits of
+ * every chunk [offset, offset + count) touches are on disk.  Returns 0,
+ * or -1 (no live member's bitmap could be written: the request must
+ * fail, and bitmap_end_write has been done).  *failed gets the members
+ * failed writing it, to be recorded before the write goes on.
  */
 extern int bitmap_start_write (struct raid_array *a, uint64_t offset,
-                               uint64_t count);
+                               uint64_t count, uint32_t *failed);
 extern void bitmap_end_write (struct raid_array *a, uint64_t offset,
                               uint64_t count);
 
-/* From metadata_update_locked, before the superblocks are written with
+/* From superblock_update_locked, before the superblocks are written with
  * event count events: write it to the bitmaps first, as md does.
  */
 extern void bitmap_update_events (struct raid_array *a, uint64_t events);
@@ -100,7 +85,7 @@ extern void bitmap_update_events (struct raid_array *a, uint64_t events);
 extern uint64_t bitmap_next_needed (struct raid_array *a, uint64_t pos,
                                     uint64_t size, uint64_t *len);
 
-/* A re-add (recovery.h, md's super_1_validate when the array has a
+/* A re-add (md/spares.h, md's super_1_validate when the array has a
  * bitmap): a member whose superblock says events may be brought back
  * by resyncing only the chunks whose bits are set if every write it
  * missed is still marked, that is if the bitmap is not stale and events
@@ -115,7 +100,7 @@ struct md_bitmap_view;
 extern void bitmap_readd_view (struct raid_array *a, struct md_bitmap_view *v);
 extern uint64_t bitmap_events_cleared (struct raid_array *a);
 
-/* A re-add's walk (recovery.c), on the bits as they are now (a write
+/* A re-add's walk (sync/rebuild.c), on the bits as they are now (a write
  * during the walk sets its chunk's bit and reaches the member itself):
  * whether a chunk in [offset, offset + len) has its bit set (true
  * without a bitmap); the first array offset at or after pos in a chunk
@@ -140,4 +125,4 @@ struct bitmap_view {
 };
 extern void bitmap_view (struct raid_array *a, struct bitmap_view *v);
 
-#endif /* RAID_BITMAP_H */
+#endif /* RAID_MD_BITMAP_H */

@@ -23,15 +23,25 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "params.h"
 #include "scrub.h"
 #include "syncio.h"
 #include "throttle.h"
 #include "io/plan.h"
-#include "io/request.h"
-#include "md/metadata.h"
-#include "md/recovery.h"
-#include "md/sync.h"
+#include "io/rangelock.h"
+#include "md/failure.h"
+#include "md/state.h"
+
+/* The check or repair (there is one array). */
+static struct raid_scrub {
+  pthread_mutex_t lock;         /* everything below */
+  pthread_cond_t cond;          /* stop */
+  bool stop;
+  bool thread_started;
+  pthread_t thread;
+  struct scrub_view v;
+} scrub = {
+  .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER,
+};
 
 const char *
 scrub_action_name (enum scrub_action a)
@@ -41,16 +51,6 @@ scrub_action_name (enum scrub_action a)
   case SCRUB_REPAIR: return "repair";
   default: return "idle";
   }
-}
-
-void
-scrub_init (struct raid_array *a)
-{
-  struct raid_scrub *s = &a->scrub;
-
-  pthread_mutex_init (&s->lock, NULL);
-  pthread_cond_init (&s->cond, NULL);
-  s->action = SCRUB_IDLE;
 }
 
 /* md's unit: a resync block is SCRUB_BLOCK of the array, aligned to it,
@@ -82,10 +82,9 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
     struct member *m = &a->members[p->copy[k].member];
 
     slot[k] = -1;
-    /* A member being rebuilt holds nothing to compare yet (recovery.h). */
+    /* A member being rebuilt holds nothing to compare yet (rebuild.h). */
     if (atomic_load (&m->failed) ||
-        !recovery_readable (&a->rec, p->copy[k].member, p->offset,
-                            p->length))
+        !md_readable (a, p->copy[k].member, p->offset, p->length))
       continue;
     slot[k] = n;
     ios[n++] = (struct member_io) {
@@ -131,11 +130,8 @@ scrub_piece (struct raid_array *a, const struct piece *p, char **bufs,
   }
   syncio_run (a, w, nw);
   for (i = 0; i < nw; ++i)
-    if (w[i].err) {
-      if (request_mark_failed (a, w[i].member->index, "repair write",
-                               w[i].err))
-        metadata_record (a, UINT32_C (1) << w[i].member->index);
-    }
+    if (w[i].err)
+      md_error (a, w[i].member->index, "repair write", w[i].err);
   return mismatch;
 }
 
@@ -149,7 +145,7 @@ scrub_region (struct raid_array *a, uint64_t offset, uint64_t length,
   uint64_t mismatch = 0;
   size_t i;
 
-  range_acquire (&a->write_ranges, &hold, offset, length);
+  range_acquire (a->write_ranges, &hold, offset, length);
   if (plan_build (&pl, a->geom, offset, length) == -1)
     nbdkit_error ("%s: array offset %" PRIu64 ": %m",
                   repair ? "repair" : "check", offset);
@@ -158,7 +154,7 @@ scrub_region (struct raid_array *a, uint64_t offset, uint64_t length,
       mismatch += scrub_piece (a, &pl.piece[i], bufs, repair);
     plan_free (&pl);
   }
-  range_release (&a->write_ranges, &hold);
+  range_release (a->write_ranges, &hold);
   return mismatch;
 }
 
@@ -191,8 +187,8 @@ static void *
 scrub_thread (void *arg)
 {
   struct raid_array *a = arg;
-  struct raid_scrub *s = &a->scrub;
-  bool repair = s->action == SCRUB_REPAIR;
+  struct raid_scrub *s = &scrub;
+  bool repair = s->v.action == SCRUB_REPAIR;
   const char *what = repair ? "repair" : "check";
   uint64_t size = raid_geom_size (a->geom), pos = 0;
   uint64_t t0 = stats_now_ns ();
@@ -202,26 +198,26 @@ scrub_thread (void *arg)
   bool stopped = false;
 
   for (k = 0; k < copies; ++k)
-    if ((bufs[k] = malloc (SYNC_REGION)) == NULL) {
+    if ((bufs[k] = malloc (MD_SYNC_REGION)) == NULL) {
       nbdkit_error ("%s: %m", what);
       stopped = true;
       goto out;
     }
   nbdkit_error ("%s: started over the array's %" PRIu64 " bytes "
-                "(sync-speed-min=%lu sync-speed-max=%lu KiB/s)", what,
-                size, params.sync_speed_min, params.sync_speed_max);
-  throttle_start (&t, &a->stats, params.sync_speed_min,
-                  params.sync_speed_max, pos);
+                "(sync-speed-min=%" PRIu64 " sync-speed-max=%" PRIu64
+                " KiB/s)", what, size, a->conf.speed_min, a->conf.speed_max);
+  throttle_start (&t, &a->stats, a->conf.speed_min, a->conf.speed_max,
+                  pos);
   while (pos < size) {
-    uint64_t len = size - pos < SYNC_REGION ? size - pos : SYNC_REGION;
+    uint64_t len = size - pos < MD_SYNC_REGION ? size - pos : MD_SYNC_REGION;
     uint64_t mm = scrub_region (a, pos, len, bufs, repair);
 
     pos += len;
     pthread_mutex_lock (&s->lock);
-    s->done = pos;
-    s->mismatch_cnt += mm;
+    s->v.done = pos;
+    s->v.mismatch_cnt += mm;
     /* md's throttle (throttle.h). */
-    s->rate = throttle_rate_now (&t, pos);
+    s->v.rate = throttle_rate_now (&t, pos);
     throttle_pace (&t, pos, throttle_sleep, s);
     stopped = s->stop;
     pthread_mutex_unlock (&s->lock);
@@ -238,11 +234,11 @@ scrub_thread (void *arg)
   for (k = 0; k < copies; ++k)
     free (bufs[k]);
   pthread_mutex_lock (&s->lock);
-  s->last = what;
-  s->last_complete = !stopped;
-  s->action = SCRUB_IDLE;
+  s->v.last = what;
+  s->v.last_complete = !stopped;
+  s->v.action = SCRUB_IDLE;
   {
-    uint64_t ns = stats_now_ns () - t0, mm = s->mismatch_cnt;
+    uint64_t ns = stats_now_ns () - t0, mm = s->v.mismatch_cnt;
 
     pthread_mutex_unlock (&s->lock);
     if (stopped)
@@ -263,7 +259,7 @@ scrub_thread (void *arg)
 static void
 reap_locked (struct raid_scrub *s)
 {
-  if (s->thread_started && s->action == SCRUB_IDLE) {
+  if (s->thread_started && s->v.action == SCRUB_IDLE) {
     pthread_join (s->thread, NULL);
     s->thread_started = false;
   }
@@ -272,11 +268,11 @@ reap_locked (struct raid_scrub *s)
 int
 scrub_start (struct raid_array *a, enum scrub_action act, const char **why)
 {
-  struct raid_scrub *s = &a->scrub;
+  struct raid_scrub *s = &scrub;
   const char *sync_action = "idle";
   int err;
 
-  if (!is_redundant (a)) {
+  if (!md_redundant (a)) {
     *why = "the array has no copies to compare (RAID 0)";
     return -1;
   }
@@ -285,16 +281,16 @@ scrub_start (struct raid_array *a, enum scrub_action act, const char **why)
       "written";
     return -1;
   }
-  if (a->sync.on) {
+  if (a->resync_on) {
     pthread_mutex_lock (&a->meta.lock);
-    sync_action = a->sync.action;
+    sync_action = a->status.action;
     pthread_mutex_unlock (&a->meta.lock);
   }
   pthread_mutex_lock (&s->lock);
   reap_locked (s);
-  if (s->action != SCRUB_IDLE) {
+  if (s->v.action != SCRUB_IDLE) {
     pthread_mutex_unlock (&s->lock);
-    *why = s->action == SCRUB_CHECK ? "a check is running (idle stops it)"
+    *why = s->v.action == SCRUB_CHECK ? "a check is running (idle stops it)"
       : "a repair is running (idle stops it)";
     return -1;
   }
@@ -303,15 +299,15 @@ scrub_start (struct raid_array *a, enum scrub_action act, const char **why)
     *why = "another sync action is running (md refuses a check then too)";
     return -1;
   }
-  s->action = act;
+  s->v.action = act;
   s->stop = false;
-  s->done = 0;
-  s->total = raid_geom_size (a->geom);
-  s->rate = 0;
-  s->mismatch_cnt = 0;
+  s->v.done = 0;
+  s->v.total = raid_geom_size (a->geom);
+  s->v.rate = 0;
+  s->v.mismatch_cnt = 0;
   err = pthread_create (&s->thread, NULL, scrub_thread, a);
   if (err) {
-    s->action = SCRUB_IDLE;
+    s->v.action = SCRUB_IDLE;
     pthread_mutex_unlock (&s->lock);
     *why = "its thread could not be started";
     return -1;
@@ -324,7 +320,7 @@ scrub_start (struct raid_array *a, enum scrub_action act, const char **why)
 bool
 scrub_stop (struct raid_array *a)
 {
-  struct raid_scrub *s = &a->scrub;
+  struct raid_scrub *s = &scrub;
   bool running;
   pthread_t t;
 
@@ -333,7 +329,7 @@ scrub_stop (struct raid_array *a)
     pthread_mutex_unlock (&s->lock);
     return false;
   }
-  running = s->action != SCRUB_IDLE;
+  running = s->v.action != SCRUB_IDLE;
   s->stop = true;
   pthread_cond_broadcast (&s->cond);
   t = s->thread;
@@ -343,13 +339,10 @@ scrub_stop (struct raid_array *a)
   return running;
 }
 
-bool
-scrub_busy (struct raid_array *a)
+void
+scrub_view (struct raid_array *a, struct scrub_view *v)
 {
-  bool busy;
-
-  pthread_mutex_lock (&a->scrub.lock);
-  busy = a->scrub.action != SCRUB_IDLE;
-  pthread_mutex_unlock (&a->scrub.lock);
-  return busy;
+  pthread_mutex_lock (&scrub.lock);
+  *v = scrub.v;
+  pthread_mutex_unlock (&scrub.lock);
 }

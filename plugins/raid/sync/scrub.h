@@ -2,9 +2,10 @@
  * (echo check > /sys/block/mdX/md/sync_action), in scrub.c.
  *
  * A background thread walks the array from start to end in
- * SYNC_REGION steps.  Each region's array range is held (rangelock.h)
- * so that no client write changes it half-way, every live copy of each
- * piece is read and compared with the first live copy that read:
+ * MD_SYNC_REGION steps.  Each region's array range is held
+ * (io/rangelock.h) so that no client write changes it half-way, every
+ * live copy of each piece is read and compared with the first live copy
+ * that read:
  *
  *   - check counts mismatches and changes nothing;
  *   - repair also writes the first copy over every copy that differs,
@@ -23,12 +24,12 @@
  * The walk is throttled as the resync is, by sync-speed-min= and
  * sync-speed-max= (md's speed_limit_min/max), and there is one sync
  * action at a time, as in md: a check is refused while the resync runs
- * (sync.h's action is not "idle").  "idle" stops it where it is.
+ * (the array's status.action, md/state.h, is not "idle").  "idle"
+ * stops it where it is.
  */
-#ifndef RAID_SCRUB_H
-#define RAID_SCRUB_H
+#ifndef RAID_SYNC_SCRUB_H
+#define RAID_SYNC_SCRUB_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,13 +40,9 @@ struct raid_array;
 
 enum scrub_action { SCRUB_IDLE, SCRUB_CHECK, SCRUB_REPAIR };
 
-struct raid_scrub {
-  pthread_mutex_t lock;         /* everything below */
-  pthread_cond_t cond;          /* stop */
+/* What the detail and the statistics show of it. */
+struct scrub_view {
   enum scrub_action action;     /* running now */
-  bool stop;
-  bool thread_started;
-  pthread_t thread;
   uint64_t done, total;         /* array bytes */
   double rate;                  /* KiB/s, recent */
   /* md's mismatch_cnt: sectors, of the running or the last check or
@@ -58,10 +55,10 @@ struct raid_scrub {
   const char *last;
   bool last_complete;
 };
+extern void scrub_view (struct raid_array *a, struct scrub_view *v);
 
 extern const char *scrub_action_name (enum scrub_action a);
 
-extern void scrub_init (struct raid_array *a);
 /* Start a check or a repair.  Returns 0, or -1 with *why set to one
  * line saying why not (already running, the resync runs, the array is
  * served read-only, it has no copies).
@@ -73,9 +70,4 @@ extern int scrub_start (struct raid_array *a, enum scrub_action act,
  */
 extern bool scrub_stop (struct raid_array *a);
 
-/* Whether a check or repair runs: for another sync action (recovery)
- * that must wait, or stop it first, as md's recovery does.
- */
-extern bool scrub_busy (struct raid_array *a);
-
-#endif /* RAID_SCRUB_H */
+#endif /* RAID_SYNC_SCRUB_H */

@@ -1,6 +1,6 @@
 /* nbdkit-raid-plugin: md superblocks on the members, read at config time
  * and written while the array runs, through the members' backends.  See
- * metadata.h for when they are written, and include/raidsim/mdsb.h for
+ * superblock.h for when they are written, and include/raidsim/mdsb.h for
  * the format.
  *
  * An update, as md's md_update_sb does it: one more event; a role table
@@ -14,7 +14,7 @@
  * A superblock write that fails fails its member, as a failed data
  * write does, and the update goes round again without it, so that the
  * members that remain all say it has failed.  A member that holds the
- * last live copy of some chunk is never failed (request.c); if its
+ * last live copy of some chunk is never failed (md_fail, state.h); if its
  * superblock cannot be written, the update fails, and so does every
  * request that waits for it, until an update succeeds.
  */
@@ -29,12 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
-#include "metadata.h"
-#include "io/request.h"
+#include "bitmap.h"
+#include "superblock.h"
 
 /* md's magic numbers are at the start of every version's superblock,
  * followed by major_version: 0 for 0.90, 1 for the 1.x versions.
@@ -88,7 +89,7 @@ read_early (struct member *m, uint8_t *buf, uint64_t offset,
 }
 
 int
-metadata_read (struct member *m, struct member_md *md)
+superblock_read (struct member *m, struct member_md *md)
 {
   uint8_t buf[MDSB_SIZE];
   uint64_t size = m->size, off;
@@ -169,14 +170,30 @@ writable (const struct raid_array *a)
 }
 
 
+/* The role table every superblock says now: each member in the array
+ * in its role, or faulty if it is in failed; every other slot empty.
+ */
+static void
+fill_roles (const struct raid_array *a, uint32_t failed, uint16_t *roles)
+{
+  unsigned i, r;
+
+  for (i = 0; i < MDSB_MAX_DEV_LIMIT; ++i)
+    roles[i] = MDSB_ROLE_SPARE;
+  for (r = 0; r < a->nmembers; ++r)
+    if (a->meta.in_array[r])
+      roles[a->meta.sb[r].dev_number] =
+        failed & MD_BIT (r) ? MDSB_ROLE_FAULTY : r;
+}
+
 int
-metadata_update_locked (struct raid_array *a, const char *why)
+superblock_update_locked (struct raid_array *a, const char *why)
 {
   struct raid_meta *meta = &a->meta;
   bool back = meta->rollback;
 
   meta->rollback = false;
-  a->sync.can_decrease = false; /* sync.c sets it after a dirty mark */
+  meta->can_decrease = false;   /* safemode.c sets it after a dirty mark */
 
   for (;;) {
     /* md_bitmap_update_sb: the bitmap's events first (bitmap.c). */
@@ -185,19 +202,14 @@ metadata_update_locked (struct raid_array *a, const char *why)
     uint8_t *bufs[RAID_MAX_MEMBERS];
     unsigned role[RAID_MAX_MEMBERS];
     uint16_t roles[MDSB_MAX_DEV_LIMIT];
-    uint32_t failed = failed_members (a);
+    uint32_t failed = md_failed (a);
     uint64_t events = back ? meta->events - 1 : meta->events + 1;
     uint64_t now = time (NULL);
     unsigned r, n = 0, nbad = 0;
     size_t i, nw = 0, map[RAID_MAX_MEMBERS];
     bool kept = false;
 
-    for (i = 0; i < MDSB_MAX_DEV_LIMIT; ++i)
-      roles[i] = MDSB_ROLE_SPARE;
-    for (r = 0; r < a->nmembers; ++r)
-      if (meta->in_array[r])
-        roles[meta->sb[r].dev_number] =
-          failed & (UINT32_C (1) << r) ? MDSB_ROLE_FAULTY : r;
+    fill_roles (a, failed, roles);
 
     for (r = 0; r < a->nmembers; ++r) {
       struct member *m = &a->members[r];
@@ -255,7 +267,7 @@ metadata_update_locked (struct raid_array *a, const char *why)
       if (ios[i].err == 0)
         continue;
       nbad++;
-      if (!request_mark_failed (a, role[i], "superblock write", ios[i].err))
+      if (!md_fail (a, role[i], "superblock write", ios[i].err))
         kept = true;
     }
     if (kept) {
@@ -275,7 +287,7 @@ metadata_update_locked (struct raid_array *a, const char *why)
 }
 
 int
-metadata_start (struct raid_array *a)
+superblock_start (struct raid_array *a)
 {
   int r = 0;
 
@@ -283,7 +295,7 @@ metadata_start (struct raid_array *a)
     return 0;
   pthread_mutex_lock (&a->meta.lock);
   if (!a->meta.started) {
-    r = metadata_update_locked (a, "start");
+    r = superblock_update_locked (a, "start");
     if (r == 0)
       a->meta.started = true;
   }
@@ -292,7 +304,7 @@ metadata_start (struct raid_array *a)
 }
 
 int
-metadata_record (struct raid_array *a, uint32_t members)
+superblock_record (struct raid_array *a, uint32_t members)
 {
   int r = 0;
 
@@ -301,18 +313,145 @@ metadata_record (struct raid_array *a, uint32_t members)
     return 0;
   pthread_mutex_lock (&a->meta.lock);
   if ((members & ~atomic_load (&a->meta.recorded)) != 0)
-    r = metadata_update_locked (a, "a member failed");
+    r = superblock_update_locked (a, "a member failed");
   pthread_mutex_unlock (&a->meta.lock);
   return r;
 }
 
 void
-metadata_stop (struct raid_array *a)
+superblock_stop (struct raid_array *a)
 {
   if (!a->meta.on || !writable (a))
     return;
   pthread_mutex_lock (&a->meta.lock);
   if (a->meta.started)
-    metadata_update_locked (a, "clean shutdown");
+    superblock_update_locked (a, "clean shutdown");
   pthread_mutex_unlock (&a->meta.lock);
+}
+
+/* ---- superblocks of new members -------------------------------------- */
+
+static bool
+slot_used (const struct raid_meta *meta, unsigned d)
+{
+  return meta->slot_used[d / 8] & (1u << (d % 8));
+}
+
+void
+superblock_use_slot (struct raid_array *a, unsigned d)
+{
+  if (d < MDSB_MAX_DEV_LIMIT)
+    a->meta.slot_used[d / 8] |= 1u << (d % 8);
+  if (d < MDSB_MAX_DEV_LIMIT && d >= a->meta.max_dev)
+    a->meta.max_dev = d + 1;
+}
+
+void
+superblock_slots_from (struct raid_array *a, const struct mdsb *sb)
+{
+  unsigned d;
+
+  for (d = 0; d < sb->max_dev && d < MDSB_MAX_DEV_LIMIT; ++d)
+    if (sb->dev_roles[d] != MDSB_ROLE_SPARE)
+      a->meta.slot_used[d / 8] |= 1u << (d % 8);
+  if (sb->dev_number < MDSB_MAX_DEV_LIMIT)
+    a->meta.slot_used[sb->dev_number / 8] |= 1u << (sb->dev_number % 8);
+}
+
+const struct mdsb *
+superblock_ref (const struct raid_array *a)
+{
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r)
+    if (a->meta.in_array[r] && !atomic_load (&a->members[r].failed))
+      return &a->meta.sb[r];
+  return &a->meta.sb[0];
+}
+
+int
+superblock_new (struct raid_array *a, const struct mdsb *ref,
+                const struct member *m, unsigned role, struct mdsb *sb)
+{
+  struct raid_meta *meta = &a->meta;
+  uint64_t need = ref->data_offset * MDSB_SECTOR +
+    mdsb_used_sectors (ref) * MDSB_SECTOR;
+  unsigned d;
+
+  if (m->size < need) {
+    nbdkit_error ("member: %s: %" PRIu64 " bytes is too small to take a "
+                  "place in this array: each member needs %" PRIu64,
+                  m->name, m->size, need);
+    errno = EFBIG;
+    return -1;
+  }
+  for (d = 0; d < MDSB_MAX_DEV_LIMIT && slot_used (meta, d); ++d)
+    ;
+  if (d == MDSB_MAX_DEV_LIMIT) {
+    nbdkit_error ("member: %s: no free slot in the array's role table",
+                  m->name);
+    errno = ENOSPC;
+    return -1;
+  }
+  meta->slot_used[d / 8] |= 1u << (d % 8);
+  *sb = *ref;
+  sb->dev_number = d;
+  if (d >= sb->max_dev)
+    sb->max_dev = d + 1;
+  if (sb->max_dev > meta->max_dev)
+    meta->max_dev = sb->max_dev;
+  if (getrandom (sb->device_uuid, sizeof sb->device_uuid, 0) !=
+      (ssize_t) sizeof sb->device_uuid) {
+    /* Not a secret: a clock is unique enough for a device UUID. */
+    uint64_t t = stats_now_ns () ^ (uint64_t) d << 48;
+    memcpy (sb->device_uuid, &t, sizeof t);
+    memcpy (sb->device_uuid + 8, &need, sizeof need);
+  }
+  sb->data_size = m->size / MDSB_SECTOR - sb->data_offset;
+  sb->devflags = 0;
+  sb->cnt_corrected_read = 0;
+  sb->feature_map &= ~MDSB_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset = 0;
+  if (role != MDSB_ROLE_SPARE) {
+    sb->feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+    sb->dev_roles[d] = role;
+  }
+  else
+    sb->dev_roles[d] = MDSB_ROLE_SPARE;
+  if (mdsb_check_member (sb, m->size / MDSB_SECTOR) == -1) {
+    nbdkit_error ("member: %s: %s", m->name, mdsb_error ());
+    errno = EINVAL;
+    return -1;
+  }
+  return 0;
+}
+
+int
+superblock_write_spare_locked (struct raid_array *a, struct member *m,
+                               const struct mdsb *spare_sb)
+{
+  struct mdsb sb = *spare_sb;
+  struct member_io io;
+  uint8_t *buf;
+
+  if (posix_memalign ((void **) &buf, 4096, MDSB_SIZE) != 0)
+    return -1;
+  fill_roles (a, md_failed (a), sb.dev_roles);
+  sb.max_dev = a->meta.max_dev > sb.max_dev ? a->meta.max_dev : sb.max_dev;
+  sb.events = a->meta.events;
+  sb.utime = time (NULL);
+  sb.resync_offset = a->meta.resync_offset;
+  mdsb_encode (&sb, buf);
+  io = (struct member_io) {
+    .op = MOP_WRITE, .flags = MIO_FUA, .buf = buf, .offset = MDSB_OFFSET,
+    .length = MDSB_SIZE, .member = m,
+  };
+  member_run_batch (&io, 1);
+  free (buf);
+  if (io.err) {
+    errno = io.err;
+    nbdkit_error ("spare: %s: writing its superblock: %m", m->name);
+    return -1;
+  }
+  return 0;
 }
