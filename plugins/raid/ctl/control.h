@@ -1,7 +1,8 @@
 /* nbdkit-raid-plugin: the control socket, control=PATH (control.c): an
- * md user's mdadm --detail, --fail, --remove and sync_action, over a
- * Unix socket, one request line and one JSON reply per connection (see
- * include/raidsim/controlverbs.h for the verbs and the protocol).
+ * md user's mdadm --detail, --fail, --remove, --add and sync_action,
+ * over a Unix socket, one request line and one JSON reply per
+ * connection (verbs.h; include/raidsim/controlverbs.h for the verbs and
+ * the protocol).
  *
  * Who may use it: the socket is made with mode 0600 (under a umask of
  * 0177, so it is never wider, not even between bind and chmod), and a
@@ -18,8 +19,8 @@
  * connection has started it, raid_preconnect), as md's only act on a
  * running array.
  */
-#ifndef RAID_CONTROL_H
-#define RAID_CONTROL_H
+#ifndef RAID_CTL_CONTROL_H
+#define RAID_CTL_CONTROL_H
 
 #include "md/state.h"
 
@@ -33,10 +34,5 @@ extern int control_start (void);
 /* At unload: stop the thread, close and unlink the socket. */
 extern void control_stop (void);
 
-/* One request line in (without its newline), one reply out (a JSON
- * object, malloc'd, without a newline): the whole protocol but the
- * socket, for the server and for tests.
- */
-extern char *control_handle (struct raid_array *a, const char *line);
 
-#endif /* RAID_CONTROL_H */
+#endif /* RAID_CTL_CONTROL_H */
