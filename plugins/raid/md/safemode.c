@@ -49,15 +49,6 @@ safemode_clean_offset (struct raid_array *a)
   return pos == UINT64_MAX ? MDSB_RESYNC_DONE : pos / MDSB_SECTOR;
 }
 
-static void
-deadline_in (struct timespec *ts, uint64_t ns)
-{
-  clock_gettime (CLOCK_REALTIME, ts);
-  ns += ts->tv_nsec;
-  ts->tv_sec += ns / 1000000000;
-  ts->tv_nsec = ns % 1000000000;
-}
-
 int
 safemode_write_start (struct raid_array *a)
 {
@@ -154,7 +145,7 @@ safemode_wait_locked (struct raid_array *a, uint64_t ns)
     next = clean_locked (a, NULL);
     if (next == 0 || next > until - now)
       next = until - now;
-    deadline_in (&ts, next);
+    stats_deadline (&ts, next);
     pthread_cond_timedwait (&sm.cond, &a->meta.lock, &ts);
   }
   return sm.stop;
@@ -171,7 +162,7 @@ safemode_loop (struct raid_array *a)
     if (next == 0)
       pthread_cond_wait (&sm.cond, &a->meta.lock);
     else {
-      deadline_in (&ts, next);
+      stats_deadline (&ts, next);
       pthread_cond_timedwait (&sm.cond, &a->meta.lock, &ts);
     }
   }

@@ -60,6 +60,15 @@ stats_destroy (struct io_stats *s)
   s->shard = NULL;
 }
 
+void
+stats_deadline (struct timespec *ts, uint64_t ns)
+{
+  clock_gettime (CLOCK_REALTIME, ts);
+  ns += ts->tv_nsec;
+  ts->tv_sec += ns / 1000000000;
+  ts->tv_nsec = ns % 1000000000;
+}
+
 uint64_t
 stats_now_ns (void)
 {

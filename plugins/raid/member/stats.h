@@ -94,6 +94,9 @@ extern uint64_t stats_start (struct io_stats *s);
 extern void stats_done (struct io_stats *s, int op, uint64_t length,
                         unsigned pieces, uint64_t start_ns, int err);
 extern uint64_t stats_now_ns (void);
+/* A CLOCK_REALTIME time ns from now, for pthread_cond_timedwait. */
+struct timespec;
+extern void stats_deadline (struct timespec *ts, uint64_t ns);
 
 /* A snapshot: the counts so far, each no less than in any earlier
  * snapshot, and the greatest number of I/Os in flight.

@@ -53,10 +53,7 @@ nap (struct raid_array *a, uint64_t ns, bool wake_too)
   struct timespec ts;
   bool stop;
 
-  clock_gettime (CLOCK_REALTIME, &ts);
-  ns += ts.tv_nsec;
-  ts.tv_sec += ns / 1000000000;
-  ts.tv_nsec = ns % 1000000000;
+  stats_deadline (&ts, ns);
   pthread_mutex_lock (&a->recovery.lock);
   if (!a->recovery.stop && !(wake_too && a->recovery.wake))
     pthread_cond_timedwait (&a->recovery.cond, &a->recovery.lock, &ts);

@@ -42,10 +42,7 @@ replace_sleep (void *opaque, uint64_t ns)
   struct timespec ts;
   bool stop;
 
-  clock_gettime (CLOCK_REALTIME, &ts);
-  ns += ts.tv_nsec;
-  ts.tv_sec += ns / 1000000000;
-  ts.tv_nsec = ns % 1000000000;
+  stats_deadline (&ts, ns);
   pthread_mutex_lock (&a->recovery.lock);
   if (!atomic_load (&a->repl.stop))
     pthread_cond_timedwait (&a->recovery.cond, &a->recovery.lock, &ts);

@@ -164,10 +164,7 @@ wait_locked (struct raid_scrub *s, uint64_t ns)
 {
   struct timespec ts;
 
-  clock_gettime (CLOCK_REALTIME, &ts);
-  ns += ts.tv_nsec;
-  ts.tv_sec += ns / 1000000000;
-  ts.tv_nsec = ns % 1000000000;
+  stats_deadline (&ts, ns);
   while (!s->stop)
     if (pthread_cond_timedwait (&s->cond, &s->lock, &ts) == ETIMEDOUT)
       break;
