@@ -30,6 +30,7 @@
 #include "recwindow.h"
 #include "syncio.h"
 #include "throttle.h"
+#include "walk.h"
 #include "io/plan.h"
 #include "io/rangelock.h"
 #include "md/bitmap.h"
@@ -187,166 +188,10 @@ rebuild_region (struct lane *l)
                   PRIu64, l->offset, l->len);
 }
 
-/* The copy pool of one recovery pass: RECOVERY_COPIERS - 1 threads,
- * started once per pass, and the walk's own thread, which copies too
- * while it waits for the window's head.  Regions go in in ascending
- * order (recwindow.h); each copier takes the lowest one not taken.  No
- * barrier between regions and no thread started per region: a copier
- * that finishes one takes the next at once, so that the reads of one
- * region overlap the writes of another.
- */
 _Static_assert (RECOVERY_INFLIGHT <= RECWINDOW_MAX,
                 "the window holds RECOVERY_INFLIGHT regions");
-_Static_assert (RECOVERY_COPIERS >= 1, "the walk's thread copies");
-
-struct copy_pool {
-  struct raid_array *a;
-  uint32_t set, bm;
-  pthread_mutex_t lock;
-  pthread_cond_t work;          /* a region to take, or quit */
-  pthread_cond_t done;          /* a region done */
-  struct rec_window w;
-  bool quit;
-  unsigned nthreads;
-  pthread_t thread[RECOVERY_COPIERS];
-  char *buf[RECOVERY_COPIERS]; /* buf[0] is the walk's own */
-};
-
-/* Copy region r (taken, under no lock) with buf; then mark it done. */
-static void
-pool_copy (struct copy_pool *p, struct rec_region *r, char *buf)
-{
-  struct lane l = {
-    .a = p->a, .offset = r->offset, .len = r->len, .set = p->set,
-    .bm = p->bm, .buf = buf,
-  };
-
-  rebuild_region (&l);
-  pthread_mutex_lock (&p->lock);
-  r->copied = l.copied;
-  r->ok = l.ok;
-  r->done = true;
-  pthread_cond_broadcast (&p->done);
-  pthread_mutex_unlock (&p->lock);
-}
-
-struct copier {
-  struct copy_pool *p;
-  char *buf;
-};
-
-static void *
-copier_thread (void *arg)
-{
-  struct copy_pool *p = ((struct copier *) arg)->p;
-  char *buf = ((struct copier *) arg)->buf;
-  struct rec_region *r;
-
-  free (arg);
-  pthread_mutex_lock (&p->lock);
-  for (;;) {
-    while (!p->quit && (r = recwindow_take (&p->w)) == NULL)
-      pthread_cond_wait (&p->work, &p->lock);
-    if (p->quit)
-      break;
-    pthread_mutex_unlock (&p->lock);
-    pool_copy (p, r, buf);
-    pthread_mutex_lock (&p->lock);
-  }
-  pthread_mutex_unlock (&p->lock);
-  return NULL;
-}
-
-/* Returns -1 (logged) if not even the walk's own buffer could be had;
- * copier threads that cannot start are done without.
- */
-static int
-pool_start (struct copy_pool *p, struct raid_array *a, uint32_t set,
-            uint32_t bm)
-{
-  unsigned i;
-
-  memset (p, 0, sizeof *p);
-  p->a = a;
-  p->set = set;
-  p->bm = bm;
-  recwindow_init (&p->w);
-  p->buf[0] = malloc (RECOVERY_REGION);
-  if (p->buf[0] == NULL) {
-    nbdkit_error ("recovery: %m");
-    return -1;
-  }
-  pthread_mutex_init (&p->lock, NULL);
-  pthread_cond_init (&p->work, NULL);
-  pthread_cond_init (&p->done, NULL);
-  for (i = 1; i < RECOVERY_COPIERS; ++i) {
-    struct copier *c = malloc (sizeof *c);
-    char *buf = malloc (RECOVERY_REGION);
-
-    if (c == NULL || buf == NULL) {
-      free (c);
-      free (buf);
-      break;
-    }
-    *c = (struct copier) { .p = p, .buf = buf };
-    if (pthread_create (&p->thread[p->nthreads], NULL, copier_thread, c)) {
-      free (c);
-      free (buf);
-      break;
-    }
-    p->buf[++p->nthreads] = buf;
-  }
-  return 0;
-}
-
-/* The window is empty: stop the threads. */
-static void
-pool_stop (struct copy_pool *p)
-{
-  unsigned i;
-
-  pthread_mutex_lock (&p->lock);
-  p->quit = true;
-  pthread_cond_broadcast (&p->work);
-  pthread_mutex_unlock (&p->lock);
-  for (i = 0; i < p->nthreads; ++i)
-    pthread_join (p->thread[i], NULL);
-  for (i = 0; i <= p->nthreads; ++i)
-    free (p->buf[i]);
-  pthread_cond_destroy (&p->done);
-  pthread_cond_destroy (&p->work);
-  pthread_mutex_destroy (&p->lock);
-}
-
-/* Wait for the window's head (the walk's thread copies any region not
- * yet taken meanwhile) and pop it into *out.
- */
-static void
-pool_pop (struct copy_pool *p, struct rec_region *out)
-{
-  struct rec_region *r;
-
-  pthread_mutex_lock (&p->lock);
-  while (!recwindow_pop (&p->w, out)) {
-    if ((r = recwindow_take (&p->w)) != NULL) {
-      pthread_mutex_unlock (&p->lock);
-      pool_copy (p, r, p->buf[0]);
-      pthread_mutex_lock (&p->lock);
-    }
-    else
-      pthread_cond_wait (&p->done, &p->lock);
-  }
-  pthread_mutex_unlock (&p->lock);
-}
-
-static void
-pool_push (struct copy_pool *p, uint64_t offset, uint64_t len)
-{
-  pthread_mutex_lock (&p->lock);
-  recwindow_push (&p->w, offset, len);
-  pthread_cond_signal (&p->work);
-  pthread_mutex_unlock (&p->lock);
-}
+_Static_assert (RECOVERY_COPIERS >= 1 && RECOVERY_COPIERS <= WALK_MAX_COPIERS,
+                "the walk's thread copies, and a pool as large at most");
 
 /* Record each member's position in its superblock (meta.lock held). */
 static void
@@ -399,169 +244,148 @@ names (struct raid_array *a, uint32_t set, char *buf, size_t len)
                      a->members[r].name);
 }
 
-/* One recovery pass over every member that needs it now. */
-static void
-recover (struct raid_array *a)
-{
-  struct raid_sync_status *s = &a->status;
-  uint64_t size = raid_geom_size (a->geom), pos = UINT64_MAX;
-  uint64_t t0, checkpoint, cursor, copied = 0, popped = 0;
+/* One recovery pass over every member that needs it now: the walk
+ * (walk.h) and what it tells the rebuild.
+ */
+struct pass {
+  struct raid_array *a;
+  uint32_t pass_set, bm;        /* at the start: the copiers' */
+  uint32_t set;                 /* the walk's: still there to rebuild */
+  uint64_t size, pos, checkpoint, copied, popped;
   struct throttle t;
-  struct copy_pool pool;
-  uint32_t set = live_set (a, UINT32_MAX);
-  uint32_t bm = set & atomic_load (&a->from_bitmap);
-  unsigned r, next_tenth;
-  bool interrupted = false, stopping = false, lost = false;
+  unsigned next_tenth;
+  bool interrupted, stopping, lost;
+};
+
+/* Only members re-added from the bitmap: regions without a chunk whose
+ * bit is set hold nothing to rebuild and are passed over.  No member
+ * left to rebuild: nothing more goes in.
+ */
+static uint64_t
+pass_next (struct walk *w, uint64_t cursor, uint64_t *len)
+{
+  struct pass *p = w->opaque;
+
+  if (p->set == 0)
+    return p->size;
+  if (p->bm && p->bm == p->set) {
+    uint64_t next = bitmap_next_dirty (p->a, cursor, p->size);
+
+    next = next >= p->size ? p->size
+      : next / RECOVERY_REGION * RECOVERY_REGION;
+    if (next > cursor)
+      cursor = next;
+  }
+  *len = p->size - cursor < RECOVERY_REGION ? p->size - cursor
+    : RECOVERY_REGION;
+  return cursor;
+}
+
+static void
+pass_region (struct walk *w, struct rec_region *r, char *buf)
+{
+  struct pass *p = w->opaque;
+  struct lane l = {
+    .a = p->a, .offset = r->offset, .len = r->len, .set = p->pass_set,
+    .bm = p->bm, .buf = buf,
+  };
+
+  rebuild_region (&l);
+  r->copied = l.copied;
+  r->ok = l.ok;
+}
+
+/* A region is rebuilt (in order): the positions pass it, the checkpoint
+ * and the throttle are looked at.  What comes out above a region that
+ * had no copy to read (lost) never moves a position; nothing more goes
+ * in after it, or once the walk is to stop.
+ */
+static bool
+pass_passed (struct walk *w, const struct rec_region *done)
+{
+  struct pass *p = w->opaque;
+  struct raid_array *a = p->a;
+  struct raid_sync_status *s = &a->status;
+  unsigned r;
   char who[512];
 
-  if (set == 0)
-    return;
+  p->copied += done->copied;
+  p->set = live_set (a, p->set);
+  if (p->lost)
+    return false;
+  if (!done->ok) {
+    p->lost = true;
+    names (a, p->set, who, sizeof who);
+    nbdkit_error ("recovery: stopped at array offset %" PRIu64 ": member "
+                  "%s stays out of sync above it", p->pos, who);
+    return false;
+  }
+  p->pos = done->offset + done->len;
   for (r = 0; r < a->nmembers; ++r)
-    if ((set & MD_BIT (r)) && atomic_load (&a->rebuilt[r]) < pos)
-      pos = atomic_load (&a->rebuilt[r]);
-  pos = pos / RECOVERY_REGION * RECOVERY_REGION;
-  checkpoint = pos;
-  if (pool_start (&pool, a, set, bm) == -1)
-    return;
-  names (a, set, who, sizeof who);
-  nbdkit_error ("recovery: rebuilding member %s from array offset %" PRIu64
-                " of %" PRIu64 " (sync-speed-min=%" PRIu64 " sync-speed-max=%"
-                PRIu64 " KiB/s)", who, pos, size, a->conf.speed_min,
-                a->conf.speed_max);
-  if (bm) {
-    struct bitmap_view bv;
-    char bmwho[512];
+    if ((p->set & MD_BIT (r)) && atomic_load (&a->rebuilt[r]) < p->pos)
+      atomic_store_explicit (&a->rebuilt[r], p->pos, memory_order_release);
 
-    bitmap_view (a, &bv);
-    names (a, bm, bmwho, sizeof bmwho);
-    nbdkit_error ("re-add: member %s: %" PRIu64 " bytes to resync of %"
-                  PRIu64 " (the %" PRIu64 "-byte chunks whose bits are set "
-                  "in the write-intent bitmap, from array offset %" PRIu64
-                  ")", bmwho, bitmap_dirty_bytes (a, pos, size), size,
-                  bv.chunk, pos);
-  }
-  pthread_mutex_lock (&a->meta.lock);
-  s->action = "recover";
-  s->done = pos;
-  s->total = size;
-  s->synced = 0;
-  s->rate = 0;
-  pthread_mutex_unlock (&a->meta.lock);
-  t0 = stats_now_ns ();
-  /* Paced by the bytes copied: a re-add from the bitmap passes over
-   * clean chunks, which cost nothing.
+  /* A checkpoint: what is rebuilt is on disk, then the superblocks say
+   * how far.
    */
-  throttle_start (&t, &a->stats, a->conf.speed_min, a->conf.speed_max,
-                  copied);
-  next_tenth = pos * 10 / size + 1;
-
-  /* Regions go into the pool's window in ascending order, up to
-   * RECOVERY_INFLIGHT at once, and come back out of it in that order
-   * (recwindow.h): after each, the positions pass it, the checkpoint
-   * and the throttle are looked at, as after each region before.  What
-   * comes out above a region that had no copy to read (lost) never
-   * moves a position; nothing more goes in after it, or once the walk
-   * is to stop; the regions in flight are waited for in all cases.
-   */
-  cursor = pos;
-  for (;;) {
-    struct rec_region done;
-
-    while (!lost && !stopping && pool.w.count < RECOVERY_INFLIGHT &&
-           cursor < size && set) {
-      uint64_t len;
-
-      /* Only members re-added from the bitmap: regions without a chunk
-       * whose bit is set hold nothing to rebuild and are passed over.
-       */
-      if (bm && bm == set) {
-        uint64_t next = bitmap_next_dirty (a, cursor, size);
-
-        next = next >= size ? size
-          : next / RECOVERY_REGION * RECOVERY_REGION;
-        if (next > cursor)
-          cursor = next;
-        if (cursor >= size)
-          break;
-      }
-      len = size - cursor < RECOVERY_REGION ? size - cursor : RECOVERY_REGION;
-      pool_push (&pool, cursor, len);
-      cursor += len;
-    }
-    if (pool.w.count == 0) {
-      /* Everything that went in is out: only regions passed over lie
-       * between pos and cursor.
-       */
-      if (!lost && set && cursor > pos)
-        pos = cursor;
-      break;
-    }
-    pool_pop (&pool, &done);
-    copied += done.copied;
-    set = live_set (a, set);
-    if (lost)
-      continue;
-    if (!done.ok) {
-      lost = true;
-      names (a, set, who, sizeof who);
-      nbdkit_error ("recovery: stopped at array offset %" PRIu64 ": member "
-                    "%s stays out of sync above it", pos, who);
-      continue;
-    }
-    pos = done.offset + done.len;
-    for (r = 0; r < a->nmembers; ++r)
-      if ((set & MD_BIT (r)) && atomic_load (&a->rebuilt[r]) < pos)
-        atomic_store_explicit (&a->rebuilt[r], pos, memory_order_release);
-
-    /* A checkpoint: what is rebuilt is on disk, then the superblocks
-     * say how far.
-     */
-    if (pos - checkpoint >= size / 16 && pos < size) {
-      flush_members (a, set);
-      pthread_mutex_lock (&a->meta.lock);
-      record_positions_locked (a, live_set (a, set));
-      superblock_update_locked (a, "recovery checkpoint");
-      pthread_mutex_unlock (&a->meta.lock);
-      checkpoint = pos;
-    }
-    /* md's throttle (throttle.h). */
+  if (p->pos - p->checkpoint >= p->size / 16 && p->pos < p->size) {
+    flush_members (a, p->set);
     pthread_mutex_lock (&a->meta.lock);
-    s->done = pos;
-    s->synced = copied;
-    s->rate = throttle_rate_now (&t, copied);
+    record_positions_locked (a, live_set (a, p->set));
+    superblock_update_locked (a, "recovery checkpoint");
     pthread_mutex_unlock (&a->meta.lock);
-    if (stopping)
-      continue;
-    /* The throttle is looked at once per window's worth of regions
-     * (RECOVERY_INFLIGHT), and after the last: how far a walk held back
-     * goes before its first wait does not depend on how the copies
-     * finish (only this thread pushes and pops: count is its own).
-     */
-    if (++popped % RECOVERY_INFLIGHT == 0 ||
-        (pool.w.count == 0 && cursor >= size))
-      throttle_pace (&t, copied, throttle_sleep, a);
-    /* A member failed, or a spare came: start again with it, from the
-     * lowest position, as md restarts its recovery.
-     */
-    pthread_mutex_lock (&a->recovery.lock);
-    if (a->recovery.stop ||
-        (a->recovery.wake && (spares_ready_locked (a) ||
-                              (live_set (a, UINT32_MAX) & ~set)))) {
-      interrupted = !a->recovery.stop;
-      stopping = true;
-    }
-    else
-      a->recovery.wake = false; /* no spare to take in: nothing to do */
-    pthread_mutex_unlock (&a->recovery.lock);
-    if (pos * 10 / size >= next_tenth && pos < size) {
-      nbdkit_error ("recovery: %u%% done (%" PRIu64 " of %" PRIu64
-                    " bytes)", (unsigned) (pos * 100 / size), pos, size);
-      next_tenth = pos * 10 / size + 1;
-    }
+    p->checkpoint = p->pos;
   }
-  pool_stop (&pool);
+  /* md's throttle (throttle.h). */
+  pthread_mutex_lock (&a->meta.lock);
+  s->done = p->pos;
+  s->synced = p->copied;
+  s->rate = throttle_rate_now (&p->t, p->copied);
+  pthread_mutex_unlock (&a->meta.lock);
+  if (p->stopping)
+    return false;
+  /* The throttle is looked at once per window's worth of regions
+   * (RECOVERY_INFLIGHT), and after the last: how far a walk held back
+   * goes before its first wait does not depend on how the copies
+   * finish (only this thread pushes and pops: the window is its own).
+   */
+  if (++p->popped % RECOVERY_INFLIGHT == 0 ||
+      (w->inflight == 0 && w->cursor >= p->size))
+    throttle_pace (&p->t, p->copied, throttle_sleep, a);
+  /* A member failed, or a spare came: start again with it, from the
+   * lowest position, as md restarts its recovery.
+   */
+  pthread_mutex_lock (&a->recovery.lock);
+  if (a->recovery.stop ||
+      (a->recovery.wake && (spares_ready_locked (a) ||
+                            (live_set (a, UINT32_MAX) & ~p->set)))) {
+    p->interrupted = !a->recovery.stop;
+    p->stopping = true;
+  }
+  else
+    a->recovery.wake = false;   /* no spare to take in: nothing to do */
+  pthread_mutex_unlock (&a->recovery.lock);
+  walk_log_tenths ("recovery", &p->next_tenth, p->pos, p->size);
+  return !p->stopping;
+}
 
-  set = live_set (a, set);
+static const struct walk_ops pass_ops = {
+  .next = pass_next, .region = pass_region, .passed = pass_passed,
+};
+
+/* The walk is over: the members rebuilt to the end are in sync, the
+ * others' positions are in their superblocks.
+ */
+static void
+pass_end (struct pass *p, uint64_t t0)
+{
+  struct raid_array *a = p->a;
+  struct raid_sync_status *s = &a->status;
+  uint64_t size = p->size, pos = p->pos;
+  uint32_t set = live_set (a, p->set);
+  unsigned r;
+  char who[512];
+
   if (pos >= size && set) {
     uint64_t ns = stats_now_ns () - t0;
 
@@ -578,25 +402,25 @@ recover (struct raid_array *a)
       }
     s->action = "idle";
     s->done = size;
-    s->synced = copied;
+    s->synced = p->copied;
     superblock_update_locked (a, "recovery done");
     pthread_mutex_unlock (&a->meta.lock);
     names (a, set, who, sizeof who);
     nbdkit_error ("recovery: done: member %s rebuilt, %" PRIu64 " bytes in "
-                  "%.3f s (%.0f KiB/s)%s; it is in sync", who, copied,
-                  ns / 1e9, ns ? (double) copied / 1024 * 1e9 / ns : 0.0,
-                  bm ? " (from the write-intent bitmap: the chunks whose "
+                  "%.3f s (%.0f KiB/s)%s; it is in sync", who, p->copied,
+                  ns / 1e9, ns ? (double) p->copied / 1024 * 1e9 / ns : 0.0,
+                  p->bm ? " (from the write-intent bitmap: the chunks whose "
                   "bits were set)" : "");
-    if (bm)
+    if (p->bm)
       nbdkit_error ("re-add: done: %" PRIu64 " bytes resynced of %" PRIu64,
-                    copied, size);
+                    p->copied, size);
   }
   else {
     pthread_mutex_lock (&a->meta.lock);
     record_positions_locked (a, set);
     s->action = "idle";
     pthread_mutex_unlock (&a->meta.lock);
-    if (pos < size && interrupted)
+    if (pos < size && p->interrupted)
       nbdkit_error ("recovery: interrupted at array offset %" PRIu64 " of %"
                     PRIu64 " to take in a spare or a re-added member; it "
                     "starts again", pos, size);
@@ -604,6 +428,74 @@ recover (struct raid_array *a)
       nbdkit_error ("recovery: stopped at array offset %" PRIu64 " of %"
                     PRIu64 "; the next start goes on from there", pos, size);
   }
+}
+
+static void
+recover (struct raid_array *a)
+{
+  struct raid_sync_status *s = &a->status;
+  struct pass p = { .a = a, .size = raid_geom_size (a->geom),
+                    .pos = UINT64_MAX };
+  struct walk w = {
+    .ops = &pass_ops, .opaque = &p, .size = p.size,
+    .window = RECOVERY_INFLIGHT, .copiers = RECOVERY_COPIERS,
+    .bufsize = RECOVERY_REGION,
+  };
+  uint64_t t0;
+  unsigned r;
+  char who[512];
+
+  p.set = p.pass_set = live_set (a, UINT32_MAX);
+  p.bm = p.set & atomic_load (&a->from_bitmap);
+  if (p.set == 0)
+    return;
+  for (r = 0; r < a->nmembers; ++r)
+    if ((p.set & MD_BIT (r)) && atomic_load (&a->rebuilt[r]) < p.pos)
+      p.pos = atomic_load (&a->rebuilt[r]);
+  p.pos = p.pos / RECOVERY_REGION * RECOVERY_REGION;
+  p.checkpoint = p.pos;
+  if (walk_start (&w) == -1) {
+    nbdkit_error ("recovery: %m");
+    return;
+  }
+  names (a, p.set, who, sizeof who);
+  nbdkit_error ("recovery: rebuilding member %s from array offset %" PRIu64
+                " of %" PRIu64 " (sync-speed-min=%" PRIu64 " sync-speed-max=%"
+                PRIu64 " KiB/s)", who, p.pos, p.size, a->conf.speed_min,
+                a->conf.speed_max);
+  if (p.bm) {
+    struct bitmap_view bv;
+
+    bitmap_view (a, &bv);
+    names (a, p.bm, who, sizeof who);
+    nbdkit_error ("re-add: member %s: %" PRIu64 " bytes to resync of %"
+                  PRIu64 " (the %" PRIu64 "-byte chunks whose bits are set "
+                  "in the write-intent bitmap, from array offset %" PRIu64
+                  ")", who, bitmap_dirty_bytes (a, p.pos, p.size), p.size,
+                  bv.chunk, p.pos);
+  }
+  pthread_mutex_lock (&a->meta.lock);
+  s->action = "recover";
+  s->done = p.pos;
+  s->total = p.size;
+  s->synced = 0;
+  s->rate = 0;
+  pthread_mutex_unlock (&a->meta.lock);
+  t0 = stats_now_ns ();
+  /* Paced by the bytes copied: a re-add from the bitmap passes over
+   * clean chunks, which cost nothing.
+   */
+  throttle_start (&p.t, &a->stats, a->conf.speed_min, a->conf.speed_max,
+                  p.copied);
+  p.next_tenth = walk_first_tenth (p.pos, p.size);
+  walk_run (&w, p.pos);
+  walk_end (&w);
+  /* Everything that went in is out: only regions passed over lie
+   * between pos and the cursor.
+   */
+  if (!p.lost && p.set && w.cursor > p.pos)
+    p.pos = w.cursor;
+  pass_end (&p, t0);
 }
 
 static void *
