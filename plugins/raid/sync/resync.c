@@ -17,6 +17,7 @@
 #include "resync.h"
 #include "syncio.h"
 #include "throttle.h"
+#include "walk.h"
 #include "io/plan.h"
 #include "io/rangelock.h"
 #include "md/bitmap.h"
@@ -133,19 +134,87 @@ resync_done (struct raid_array *a)
   pthread_mutex_unlock (&a->meta.lock);
 }
 
+/* The resync's walk (walk.h), one region at a time. */
+struct resync_walk {
+  struct raid_array *a;
+  uint64_t size, checkpoint;
+  struct throttle t;
+  unsigned next_tenth;
+  bool stopped;
+};
+
+/* With a write-intent bitmap, only the chunks whose bit was set. */
+static uint64_t
+resync_next (struct walk *w, uint64_t pos, uint64_t *len)
+{
+  struct resync_walk *rw = w->opaque;
+
+  return bitmap_next_needed (rw->a, pos, rw->size, len);
+}
+
+static void
+resync_region (struct walk *w, struct rec_region *r, char *buf)
+{
+  struct resync_walk *rw = w->opaque;
+
+  sync_region (rw->a, r->offset, r->len, buf);
+  r->copied = r->len;
+  r->ok = true;
+}
+
+static bool
+resync_passed (struct walk *w, const struct rec_region *r)
+{
+  struct resync_walk *rw = w->opaque;
+  struct raid_array *a = rw->a;
+  struct raid_sync_status *s = &a->status;
+  uint64_t pos = r->offset + r->len, size = rw->size;
+
+  pthread_mutex_lock (&a->meta.lock);
+  s->done = pos;
+  s->synced += r->len;
+  /* md's throttle (throttle.h), on the bytes resynced, not walked: a
+   * bitmap skips clean chunks.
+   */
+  s->rate = throttle_rate_now (&rw->t, s->synced);
+  safemode_idle_locked (a);
+  throttle_pace (&rw->t, s->synced, throttle_sleep, a);
+  /* A checkpoint: on a clean array, the superblocks say how far. */
+  if (pos - rw->checkpoint >= size / 16 && pos < size &&
+      !safemode_dirty_locked (a)) {
+    a->meta.resync_offset = safemode_clean_offset (a);
+    superblock_update_locked (a, "resync checkpoint");
+    rw->checkpoint = pos;
+  }
+  if (safemode_stopping_locked (a)) {
+    pthread_mutex_unlock (&a->meta.lock);
+    nbdkit_error ("resync: stopped at array offset %" PRIu64 " of %"
+                  PRIu64 "; the next start goes on from there", pos, size);
+    rw->stopped = true;
+    return false;
+  }
+  pthread_mutex_unlock (&a->meta.lock);
+  walk_log_tenths ("resync", &rw->next_tenth, pos, size);
+  return true;
+}
+
+static const struct walk_ops resync_ops = {
+  .next = resync_next, .region = resync_region, .passed = resync_passed,
+};
+
 static void
 resync (struct raid_array *a)
 {
   struct raid_sync_status *s = &a->status;
   uint64_t size = raid_geom_size (a->geom);
-  uint64_t pos = md_in_sync (a), start = pos;
-  uint64_t checkpoint = pos, t0 = stats_now_ns ();
-  struct throttle t;
-  unsigned next_tenth;
-  char *buf;
+  uint64_t pos = md_in_sync (a), start = pos, t0 = stats_now_ns ();
+  struct resync_walk rw = { .a = a, .size = size, .checkpoint = pos };
+  struct walk w = {
+    .ops = &resync_ops, .opaque = &rw, .size = size, .window = 1,
+    .copiers = 1, .bufsize = MD_SYNC_REGION,
+  };
 
-  buf = malloc (MD_SYNC_REGION);
-  if (buf == NULL) {
+  if (walk_start (&w) == -1) {
     nbdkit_error ("resync: %m");
     return;
   }
@@ -153,51 +222,13 @@ resync (struct raid_array *a)
                 "its copies from array offset %" PRIu64 " of %" PRIu64
                 " (sync-speed-min=%" PRIu64 " sync-speed-max=%" PRIu64
                 " KiB/s)", pos, size, a->conf.speed_min, a->conf.speed_max);
-  next_tenth = pos * 10 / size + 1;
-  throttle_start (&t, &a->stats, a->conf.speed_min, a->conf.speed_max,
+  rw.next_tenth = walk_first_tenth (pos, size);
+  throttle_start (&rw.t, &a->stats, a->conf.speed_min, a->conf.speed_max,
                   s->synced);
-  while (pos < size) {
-    uint64_t len = size - pos < MD_SYNC_REGION ? size - pos : MD_SYNC_REGION;
-
-    /* With a write-intent bitmap, only the chunks whose bit was set. */
-    pos = bitmap_next_needed (a, pos, size, &len);
-    if (pos >= size)
-      break;
-    sync_region (a, pos, len, buf);
-    pos += len;
-
-    pthread_mutex_lock (&a->meta.lock);
-    s->done = pos;
-    s->synced += len;
-    /* md's throttle (throttle.h), on the bytes resynced, not walked:
-     * a bitmap skips clean chunks.
-     */
-    s->rate = throttle_rate_now (&t, s->synced);
-    safemode_idle_locked (a);
-    throttle_pace (&t, s->synced, throttle_sleep, a);
-    /* A checkpoint: on a clean array, the superblocks say how far. */
-    if (pos - checkpoint >= size / 16 && pos < size &&
-        !safemode_dirty_locked (a)) {
-      a->meta.resync_offset = safemode_clean_offset (a);
-      superblock_update_locked (a, "resync checkpoint");
-      checkpoint = pos;
-    }
-    if (safemode_stopping_locked (a)) {
-      pthread_mutex_unlock (&a->meta.lock);
-      nbdkit_error ("resync: stopped at array offset %" PRIu64 " of %"
-                    PRIu64 "; the next start goes on from there", pos,
-                    size);
-      free (buf);
-      return;
-    }
-    pthread_mutex_unlock (&a->meta.lock);
-    if (pos * 10 / size >= next_tenth && pos < size) {
-      nbdkit_error ("resync: %u%% done (%" PRIu64 " of %" PRIu64 " bytes)",
-                    (unsigned) (pos * 100 / size), pos, size);
-      next_tenth = pos * 10 / size + 1;
-    }
-  }
-  free (buf);
+  walk_run (&w, pos);
+  walk_end (&w);
+  if (rw.stopped)
+    return;
 
   resync_done (a);
   {
