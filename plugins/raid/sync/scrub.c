@@ -26,6 +26,7 @@
 #include "scrub.h"
 #include "syncio.h"
 #include "throttle.h"
+#include "walk.h"
 #include "io/plan.h"
 #include "io/rangelock.h"
 #include "md/failure.h"
@@ -180,75 +181,107 @@ throttle_sleep (void *opaque, uint64_t ns)
   return s->stop;
 }
 
+/* The check's or repair's walk (walk.h), one region at a time. */
+struct scrub_walk {
+  struct raid_array *a;
+  bool repair;
+  const char *what;
+  uint64_t size;
+  uint64_t mismatch;            /* the region's, until passed */
+  struct throttle t;
+  unsigned next_tenth;
+  bool stopped;
+};
+
+static void
+scrub_walk_region (struct walk *w, struct rec_region *r, char *buf)
+{
+  struct scrub_walk *sw = w->opaque;
+  char *bufs[RAID_MAX_MEMBERS];
+  unsigned k;
+
+  for (k = 0; k < raid_geom_copies (sw->a->geom); ++k)
+    bufs[k] = buf + k * MD_SYNC_REGION;
+  sw->mismatch = scrub_region (sw->a, r->offset, r->len, bufs, sw->repair);
+  r->copied = r->len;
+  r->ok = true;
+}
+
+static bool
+scrub_walk_passed (struct walk *w, const struct rec_region *r)
+{
+  struct scrub_walk *sw = w->opaque;
+  struct raid_scrub *s = &scrub;
+  uint64_t pos = r->offset + r->len;
+
+  pthread_mutex_lock (&s->lock);
+  s->v.done = pos;
+  s->v.mismatch_cnt += sw->mismatch;
+  /* md's throttle (throttle.h). */
+  s->v.rate = throttle_rate_now (&sw->t, pos);
+  throttle_pace (&sw->t, pos, throttle_sleep, s);
+  sw->stopped = s->stop;
+  pthread_mutex_unlock (&s->lock);
+  if (sw->stopped)
+    return false;
+  walk_log_tenths (sw->what, &sw->next_tenth, pos, sw->size);
+  return true;
+}
+
+static const struct walk_ops scrub_ops = {
+  .region = scrub_walk_region, .passed = scrub_walk_passed,
+};
+
 static void *
 scrub_thread (void *arg)
 {
   struct raid_array *a = arg;
   struct raid_scrub *s = &scrub;
   bool repair = s->v.action == SCRUB_REPAIR;
-  const char *what = repair ? "repair" : "check";
-  uint64_t size = raid_geom_size (a->geom), pos = 0;
+  uint64_t size = raid_geom_size (a->geom), pos = 0, ns, mm;
   uint64_t t0 = stats_now_ns ();
-  struct throttle t;
-  unsigned copies = raid_geom_copies (a->geom), k, next_tenth = 1;
-  char *bufs[RAID_MAX_MEMBERS] = { NULL };
-  bool stopped = false;
+  struct scrub_walk sw = {
+    .a = a, .repair = repair, .what = repair ? "repair" : "check",
+    .size = size, .next_tenth = 1,
+  };
+  struct walk w = {
+    .ops = &scrub_ops, .opaque = &sw, .size = size, .window = 1,
+    .copiers = 1, .bufsize = raid_geom_copies (a->geom) * MD_SYNC_REGION,
+  };
 
-  for (k = 0; k < copies; ++k)
-    if ((bufs[k] = malloc (MD_SYNC_REGION)) == NULL) {
-      nbdkit_error ("%s: %m", what);
-      stopped = true;
-      goto out;
-    }
-  nbdkit_error ("%s: started over the array's %" PRIu64 " bytes "
-                "(sync-speed-min=%" PRIu64 " sync-speed-max=%" PRIu64
-                " KiB/s)", what, size, a->conf.speed_min, a->conf.speed_max);
-  throttle_start (&t, &a->stats, a->conf.speed_min, a->conf.speed_max,
-                  pos);
-  while (pos < size) {
-    uint64_t len = size - pos < MD_SYNC_REGION ? size - pos : MD_SYNC_REGION;
-    uint64_t mm = scrub_region (a, pos, len, bufs, repair);
-
-    pos += len;
-    pthread_mutex_lock (&s->lock);
-    s->v.done = pos;
-    s->v.mismatch_cnt += mm;
-    /* md's throttle (throttle.h). */
-    s->v.rate = throttle_rate_now (&t, pos);
-    throttle_pace (&t, pos, throttle_sleep, s);
-    stopped = s->stop;
-    pthread_mutex_unlock (&s->lock);
-    if (stopped)
-      break;
-    if (pos * 10 / size >= next_tenth && pos < size) {
-      nbdkit_error ("%s: %u%% done (%" PRIu64 " of %" PRIu64 " bytes)",
-                    what, (unsigned) (pos * 100 / size), pos, size);
-      next_tenth = pos * 10 / size + 1;
-    }
+  if (walk_start (&w) == -1) {
+    nbdkit_error ("%s: %m", sw.what);
+    sw.stopped = true;
+  }
+  else {
+    nbdkit_error ("%s: started over the array's %" PRIu64 " bytes "
+                  "(sync-speed-min=%" PRIu64 " sync-speed-max=%" PRIu64
+                  " KiB/s)", sw.what, size, a->conf.speed_min,
+                  a->conf.speed_max);
+    throttle_start (&sw.t, &a->stats, a->conf.speed_min, a->conf.speed_max,
+                    pos);
+    walk_run (&w, pos);
+    walk_end (&w);
+    pos = w.cursor;
   }
 
- out:
-  for (k = 0; k < copies; ++k)
-    free (bufs[k]);
   pthread_mutex_lock (&s->lock);
-  s->v.last = what;
-  s->v.last_complete = !stopped;
+  s->v.last = sw.what;
+  s->v.last_complete = !sw.stopped;
   s->v.action = SCRUB_IDLE;
-  {
-    uint64_t ns = stats_now_ns () - t0, mm = s->v.mismatch_cnt;
-
-    pthread_mutex_unlock (&s->lock);
-    if (stopped)
-      nbdkit_error ("%s: stopped at array offset %" PRIu64 " of %" PRIu64
-                    "; mismatch_cnt %" PRIu64 " so far", what, pos, size,
-                    mm);
-    else
-      nbdkit_error ("%s: done: %" PRIu64 " bytes in %.3f s; mismatch_cnt "
-                    "%" PRIu64 " (sectors in blocks whose copies %s)", what,
-                    size, ns / 1e9, mm,
-                    repair ? "differed, now rewritten from the first copy"
-                    : "differ");
-  }
+  ns = stats_now_ns () - t0;
+  mm = s->v.mismatch_cnt;
+  pthread_mutex_unlock (&s->lock);
+  if (sw.stopped)
+    nbdkit_error ("%s: stopped at array offset %" PRIu64 " of %" PRIu64
+                  "; mismatch_cnt %" PRIu64 " so far", sw.what, pos, size,
+                  mm);
+  else
+    nbdkit_error ("%s: done: %" PRIu64 " bytes in %.3f s; mismatch_cnt "
+                  "%" PRIu64 " (sectors in blocks whose copies %s)", sw.what,
+                  size, ns / 1e9, mm,
+                  repair ? "differed, now rewritten from the first copy"
+                  : "differ");
   return NULL;
 }
 
