@@ -20,6 +20,7 @@
 #include "replace.h"
 #include "syncio.h"
 #include "throttle.h"
+#include "walk.h"
 #include "io/rangelock.h"
 #include "md/spares.h"
 #include "md/state.h"
@@ -51,14 +52,93 @@ replace_sleep (void *opaque, uint64_t ns)
   return stop;
 }
 
-/* The replacement's walk: role r's member, in sync and serving, is
- * copied to the replacement in MD_SYNC_REGION steps of the array, each
- * holding its range against client writes (which reach both while it
- * runs) and the quiesce lock for reading (so that no spare takeover
- * moves a backend under it).  On every layout served with copies the
- * pieces of role r in an array range are one run of the member
- * (md_recovery_offset), so each step is one read and one write.
+/* The replacement's walk (walk.h), one region at a time. */
+struct replace_walk {
+  struct raid_array *a;
+  unsigned r;
+  struct member *old, *rm;
+  const char *why;              /* set: given up */
+  struct throttle t;
+};
+
+/* Role r's member, in sync and serving, is copied to the replacement in
+ * one region of the array, holding its range against client writes
+ * (which reach both while it runs) and the quiesce lock for reading (so
+ * that no spare takeover moves a backend under it).  On every layout
+ * served with copies the pieces of role r in an array range are one run
+ * of the member (md_recovery_offset), so each region is one read and
+ * one write.
  */
+static void
+replace_region (struct walk *w, struct rec_region *reg, char *buf)
+{
+  struct replace_walk *rw = w->opaque;
+  struct raid_array *a = rw->a;
+  uint64_t doff = raid_geom_data_offset (a->geom), pos = reg->offset;
+  uint64_t len = reg->len, m0, m1;
+  struct range_hold hold;
+  struct member_io io;
+
+  reg->ok = false;
+  reg->copied = 0;
+  if (atomic_load (&a->repl.stop)) {
+    rw->why = "a write to it failed, or the server stops";
+    return;
+  }
+  if (atomic_load (&rw->old->failed)) {
+    rw->why = "the member it was to replace failed";
+    return;
+  }
+  md_request_enter (a);
+  range_acquire (a->write_ranges, &hold, pos, len);
+  m0 = md_recovery_offset (a->geom, rw->r, pos);
+  m1 = md_recovery_offset (a->geom, rw->r, pos + len);
+  if (m1 > m0) {
+    io = (struct member_io) {
+      .op = MOP_READ, .pieces = 1, .buf = buf, .offset = doff + m0,
+      .length = m1 - m0, .member = rw->old,
+    };
+    syncio_run (a, &io, 1);
+    if (io.err)
+      rw->why = "reading the member it replaces failed";
+    else {
+      io = (struct member_io) {
+        .op = MOP_WRITE, .pieces = 1, .buf = buf, .offset = doff + m0,
+        .length = m1 - m0, .member = rw->rm,
+      };
+      syncio_run (a, &io, 1);
+      if (io.err)
+        rw->why = "writing to it failed";
+    }
+  }
+  range_release (a->write_ranges, &hold);
+  md_request_leave (a);
+  reg->ok = rw->why == NULL;
+  reg->copied = len;
+}
+
+static bool
+replace_passed (struct walk *w, const struct rec_region *reg)
+{
+  struct replace_walk *rw = w->opaque;
+  struct raid_array *a = rw->a;
+  uint64_t pos = reg->offset + reg->len;
+
+  if (!reg->ok)
+    return false;
+  atomic_store (&a->repl.pos, pos);
+  pthread_mutex_lock (&a->meta.lock);
+  a->status.done = a->status.synced = pos;
+  a->status.rate = throttle_rate_now (&rw->t, pos);
+  pthread_mutex_unlock (&a->meta.lock);
+  throttle_pace (&rw->t, pos, replace_sleep, a);
+  return true;
+}
+
+static const struct walk_ops replace_ops = {
+  .region = replace_region, .passed = replace_passed,
+};
+
 static void *
 replace_thread (void *arg)
 {
@@ -67,14 +147,18 @@ replace_thread (void *arg)
   unsigned r = atomic_load (&a->repl.role), j = slot;
   struct member *old = &a->members[r], *rm = a->repl.member;
   uint64_t size = raid_geom_size (a->geom);
-  uint64_t doff = raid_geom_data_offset (a->geom), pos = 0;
   uint64_t t0 = stats_now_ns (), ns;
+  struct replace_walk rw = { .a = a, .r = r, .old = old, .rm = rm };
+  struct walk w = {
+    .ops = &replace_ops, .opaque = &rw, .size = size, .window = 1,
+    .copiers = 1, .bufsize = MD_SYNC_REGION,
+  };
   const char *why = NULL;
-  struct throttle t;
   char *oldname;
-  void *buf = NULL;
+  bool walking;
 
-  if (posix_memalign (&buf, 4096, MD_SYNC_REGION) != 0)
+  walking = walk_start (&w) == 0;
+  if (!walking)
     why = "out of memory";
   pthread_mutex_lock (&a->meta.lock);
   s->action = "recover";
@@ -83,56 +167,12 @@ replace_thread (void *arg)
   s->synced = 0;
   pthread_mutex_unlock (&a->meta.lock);
   /* md throttles a replacement as any recovery. */
-  throttle_start (&t, &a->stats, a->conf.speed_min, a->conf.speed_max, 0);
-  while (why == NULL && pos < size) {
-    uint64_t len = size - pos < MD_SYNC_REGION ? size - pos
-      : MD_SYNC_REGION, m0, m1;
-    struct range_hold hold;
-    struct member_io io;
-
-    if (atomic_load (&a->repl.stop)) {
-      why = "a write to it failed, or the server stops";
-      break;
-    }
-    if (atomic_load (&old->failed)) {
-      why = "the member it was to replace failed";
-      break;
-    }
-    md_request_enter (a);
-    range_acquire (a->write_ranges, &hold, pos, len);
-    m0 = md_recovery_offset (a->geom, r, pos);
-    m1 = md_recovery_offset (a->geom, r, pos + len);
-    if (m1 > m0) {
-      io = (struct member_io) {
-        .op = MOP_READ, .pieces = 1, .buf = buf, .offset = doff + m0,
-        .length = m1 - m0, .member = old,
-      };
-      syncio_run (a, &io, 1);
-      if (io.err)
-        why = "reading the member it replaces failed";
-      else {
-        io = (struct member_io) {
-          .op = MOP_WRITE, .pieces = 1, .buf = buf, .offset = doff + m0,
-          .length = m1 - m0, .member = rm,
-        };
-        syncio_run (a, &io, 1);
-        if (io.err)
-          why = "writing to it failed";
-      }
-    }
-    range_release (a->write_ranges, &hold);
-    md_request_leave (a);
-    if (why)
-      break;
-    pos += len;
-    atomic_store (&a->repl.pos, pos);
-    pthread_mutex_lock (&a->meta.lock);
-    s->done = s->synced = pos;
-    s->rate = throttle_rate_now (&t, pos);
-    pthread_mutex_unlock (&a->meta.lock);
-    throttle_pace (&t, pos, replace_sleep, a);
+  throttle_start (&rw.t, &a->stats, a->conf.speed_min, a->conf.speed_max, 0);
+  if (walking) {
+    walk_run (&w, 0);
+    walk_end (&w);
+    why = rw.why;
   }
-  free (buf);
   if (why == NULL) {
     struct member_io f = { .op = MOP_FLUSH, .member = rm };
 
