@@ -24,31 +24,23 @@
  *
  *   1. Every superblock must be one md would accept (mdsb_decode), sit
  *      where version 1.2 puts it, and fit its member (mdsb_check_member).
- *      Features raidsim does not keep up to date are refused (the
- *      features[] table below): a reshape or a replacement in progress,
+ *      Features raidsim does not keep up to date are refused
+ *      (md_unkept_feature): a reshape or a replacement in progress,
  *      recorded bad blocks, a journal and the like, which md would trust
  *      later.  An internal write-intent bitmap (bitmap.c) and a recovery
- *      in progress, by offset or from the bitmap (sync/rebuild.c), are kept
- *      up to date and accepted.
- *   2. Every member has the same array UUID as the first, and the same
- *      shape (level, layout, chunk, members, size, data offset); a
- *      member of another array, or of a different shape, is refused.
+ *      in progress, by offset or from the bitmap (sync/rebuild.c), are
+ *      kept up to date and accepted.
+ *   2. Whom to trust is md_trust's (raidsim/core/mdrules.h): one array
+ *      UUID and one shape; each member in the role its own superblock
+ *      gives it, one to a role, no spare; stale, and left out, a member
+ *      more than one event behind the freshest, or whose role the
+ *      freshest role table does not give it.
  *   3. As many members as the superblocks say (raid_disks) are given,
  *      "missing" in place of each absent one, in any order.  level=,
  *      chunk= and copies=, if given, must say what the superblocks say.
- *   4. Each member's role is the one its own superblock gives it; two
- *      members with one role are refused, and so is a spare.
- *   5. The freshest member is the one with the most events (the first
- *      given, of those with as many).  A member is stale, and left out,
- *      if its events are more than one behind, or if the freshest
- *      member's role table does not give it its role (it was marked
- *      faulty, or left out, while it was away).  md accepts a member one
- *      event behind whose role the freshest one confirms: an update
- *      that a crash interrupted, which reached some members and not
- *      others, while every write that mattered reached them all.
- *   6. The array starts only if every chunk keeps a live copy (RAID 0:
+ *   4. The array starts only if every chunk keeps a live copy (RAID 0:
  *      if no member is missing or stale).
- *   7. The members are put in the places of their roles (members[r]
+ *   5. The members are put in the places of their roles (members[r]
  *      holds role r), missing ones in the roles no member claims, and
  *      the geometry is made from the superblocks: md's data offset, and
  *      each member's size as md uses it (data offset plus data_size on
@@ -94,10 +86,6 @@ static bool blank[RAID_MAX_MEMBERS];
  * written into, and metadata=.
  */
 static struct raid_settings *keys;
-/* Roles re-added at assembly: in full or from the bitmap, which is read
- * after them (readd_from_bitmap).
- */
-static uint32_t readd_at_start;
 static enum raid_metadata metadata_kind;
 
 static bool
@@ -162,19 +150,19 @@ assemble_none (struct raid_array *a)
    * chunk is certainly a mistake; the chunk default makes this 128K.
    */
   for (i = 0; i < a->nmembers; ++i) {
-    if (a->members[i].size < (*keys).chunk) {
+    if (a->members[i].size < keys->chunk) {
       nbdkit_error ("member: %s: %" PRIu64 " bytes is smaller than one "
                     "chunk (%" PRIu64 ")", a->members[i].name,
-                    a->members[i].size, (*keys).chunk);
+                    a->members[i].size, keys->chunk);
       return -1;
     }
     sizes[i] = a->members[i].size;
   }
 
   p = (struct raid_geom_params) {
-    .level = (*keys).level,
-    .chunk = (*keys).chunk,
-    .copies = (*keys).copies,
+    .level = keys->level,
+    .chunk = keys->chunk,
+    .copies = keys->copies,
     .data_offset = 0,
     .nmembers = a->nmembers,
     .member_size = sizes,
@@ -329,7 +317,7 @@ check_shape (struct raid_array *a, const struct md_trust_set *t,
   return 0;
 }
 
-/* Steps 3 to 5: as many members as the array has, the keys given, one
+/* Steps 2 and 3: as many members as the array has, the keys given, one
  * member to a role, and who is stale (md_trust's verdicts, logged).
  */
 static int
@@ -358,7 +346,7 @@ check_roles (struct raid_array *a, const struct md_trust_set *t,
                   sh->copies) == -1)
     return -1;
 
-  /* 4. Roles. */
+  /* Roles. */
   for (i = 0; i < n; ++i) {
     const struct md_member_trust *m = &t->m[i];
 
@@ -377,7 +365,7 @@ check_roles (struct raid_array *a, const struct md_trust_set *t,
     }
   }
 
-  /* 5. Stale members. */
+  /* Stale members. */
   for (i = 0; i < n; ++i) {
     const struct md_member_trust *m = &t->m[i];
     const struct mdsb *sb = &found[i].sb;
@@ -433,7 +421,7 @@ check_roles (struct raid_array *a, const struct md_trust_set *t,
   return 0;
 }
 
-/* Step 7: members in the places of their roles (missing and blank ones
+/* Step 5: members in the places of their roles (missing and blank ones
  * in the roles no member holds: md_trust gave them), and the geometry
  * from the superblocks.  *failed gets the members left out for now.
  */
@@ -470,7 +458,7 @@ place_members (struct raid_array *a, const struct md_trust_set *t,
     if (!absent (a, i))
       meta->sb[r] = found[i].sb;
     /* Left out until the array is known whole without them; then
-     * re-added or added (to_rebuild).
+     * re-added or added (superblock_validate).
      */
     resume[r] = meta->in_array[r] &&
       (found[i].sb.feature_map & MDSB_FEATURE_RECOVERY_OFFSET);
@@ -508,104 +496,6 @@ place_members (struct raid_array *a, const struct md_trust_set *t,
     return -1;
   }
   return 0;
-}
-
-/* Role r is to be rebuilt: a stale member re-added, a blank one (new,
- * its superblock in a->meta.sb[r] built by superblock_new), or one whose
- * superblock records a recovery in progress.  Once the array's geometry
- * is made and a->meta filled: the member is not failed from now on, and
- * nothing above its recovery position is read.
- */
-enum rebuild_kind { REBUILD_READD, REBUILD_NEW, REBUILD_RESUME };
-
-static void
-to_rebuild (struct raid_array *a, unsigned r, enum rebuild_kind kind)
-{
-  struct mdsb *sb = &a->meta.sb[r];
-  struct member *m = &a->members[r];
-  uint64_t pos = 0;
-
-  if (kind == REBUILD_RESUME)
-    pos = md_recovery_resume (a->geom, r, sb->recovery_offset * MDSB_SECTOR,
-                              MD_SYNC_REGION);
-  sb->feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
-  sb->recovery_offset = md_recovery_offset (a->geom, r, pos) / MDSB_SECTOR;
-  atomic_store (&a->rebuilt[r], pos);
-  atomic_fetch_or (&a->unsynced, MD_BIT (r));
-  a->meta.in_array[r] = true;
-  atomic_store (&m->failed, false);
-  atomic_fetch_and (&a->meta.recorded, ~MD_BIT (r));
-  switch (kind) {
-  case REBUILD_READD:
-    /* In full or from the bitmap: readd_from_bitmap says. */
-    readd_at_start |= MD_BIT (r);
-    break;
-  case REBUILD_NEW:
-    nbdkit_error ("member %u (%s) is blank: it takes role %u as a new "
-                  "member (md's --add), with a superblock of its own, and "
-                  "is rebuilt from the live copies", r, m->name, r);
-    break;
-  case REBUILD_RESUME:
-    nbdkit_error ("member %u (%s) was being rebuilt: its recovery goes on "
-                  "from array offset %" PRIu64 " (recovery_offset %"
-                  PRIu64 " sectors); nothing above it is read", r, m->name,
-                  pos, sb->recovery_offset);
-    break;
-  }
-}
-
-/* After bitmap_assemble: whether each member re-added at assembly (or
- * resuming a recovery that its superblock says was from the bitmap) is
- * rebuilt from the bitmap or in full, as md's super_1_validate decides
- * (bitmap_readd_ok); logged.
- */
-static void
-readd_from_bitmap (struct raid_array *a)
-{
-  unsigned r;
-
-  for (r = 0; r < a->nmembers; ++r) {
-    struct mdsb *sb = &a->meta.sb[r];
-    const char *name = a->members[r].name, *why;
-    bool ok;
-
-    if (readd_at_start & MD_BIT (r)) {
-      ok = bitmap_readd_ok (a, sb->events, &why);
-      if (ok)
-        nbdkit_error ("member %u (%s) is re-added (md's --re-add): events "
-                      "%" PRIu64 ", not older than the write-intent "
-                      "bitmap's events_cleared %" PRIu64 ": only the chunks "
-                      "whose bits are set are rebuilt from the live copies, "
-                      "and it is read only where rebuilt", r, name,
-                      sb->events, bitmap_events_cleared (a));
-      else
-        nbdkit_error ("member %u (%s) is re-added (md's --re-add): %s "
-                      "(events %" PRIu64 ", events_cleared %" PRIu64 "): "
-                      "it is rebuilt in full from the live copies, and "
-                      "read only where rebuilt", r, name, why, sb->events,
-                      bitmap_events_cleared (a));
-    }
-    else if ((md_unsynced (a) & MD_BIT (r)) &&
-             (sb->feature_map & MDSB_FEATURE_RECOVERY_BITMAP)) {
-      /* md's super_1_validate: a recovery offset with the bitmap flag
-       * goes on from the bitmap.  Its events are the array's.
-       */
-      ok = bitmap_readd_ok (a, sb->events, &why);
-      if (!ok)
-        nbdkit_error ("member %u (%s): its recovery was from the "
-                      "write-intent bitmap, but %s: it goes on in full",
-                      r, name, why);
-    }
-    else
-      continue;
-    if (ok) {
-      sb->feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
-      atomic_fetch_or (&a->from_bitmap, MD_BIT (r));
-    }
-    else
-      sb->feature_map &= ~MDSB_FEATURE_RECOVERY_BITMAP;
-  }
-  readd_at_start = 0;
 }
 
 static int
@@ -670,7 +560,7 @@ assemble_md (struct raid_array *a)
     goto drop;
   }
 
-  /* 6. Every chunk keeps a live copy. */
+  /* 4. Every chunk keeps a live copy. */
   if (!md_whole (a, failed)) {
     nbdkit_error ("member: the array cannot start: with the members that "
                   "are missing, stale, new or being rebuilt left out, "
@@ -697,18 +587,18 @@ assemble_md (struct raid_array *a)
     if (is_new[r]) {
       if (superblock_new (a, fsb, &a->members[r], r, &meta->sb[r]) == -1)
         goto drop;
-      to_rebuild (a, r, REBUILD_NEW);
+      superblock_validate (a, r, SB_REBUILD_NEW);
     }
     else if (readd[r])
-      to_rebuild (a, r, REBUILD_READD);
+      superblock_validate (a, r, SB_REBUILD_READD);
     else if (resume[r])
-      to_rebuild (a, r, REBUILD_RESUME);
+      superblock_validate (a, r, SB_REBUILD_RESUME);
   }
 
-  (*keys).level = sh.level;
-  (*keys).chunk = sh.chunk;
-  (*keys).copies = sh.level == RAID_LEVEL_10 ? sh.copies
-    : (*keys).copies;
+  keys->level = sh.level;
+  keys->chunk = sh.chunk;
+  keys->copies = sh.level == RAID_LEVEL_10 ? sh.copies
+    : keys->copies;
 
   for (r = 0; r < n; ++r)
     if (is_missing (&a->members[r]))
@@ -736,7 +626,7 @@ assemble_bitmap (struct raid_array *a)
 {
   if (assemble_md (a) == -1 || bitmap_assemble (a) == -1)
     return -1;
-  readd_from_bitmap (a);
+  superblock_validate_bitmap (a);
   return 0;
 }
 
@@ -779,7 +669,7 @@ assemble (struct raid_array *a, struct raid_settings *settings,
   }
 
   /* Members without any metadata beside md members: new members in the
-   * places of missing ones (recovery.h), if nothing is on them.
+   * places of missing ones (sync/rebuild.h), if nothing is on them.
    */
   for (i = 0; i < a->nmembers; ++i) {
     blank[i] = false;

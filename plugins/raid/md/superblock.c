@@ -34,6 +34,7 @@
 #define NBDKIT_API_VERSION 2
 #include <nbdkit-plugin.h>
 
+#include "raidsim/mdrules.h"
 #include "bitmap.h"
 #include "superblock.h"
 
@@ -454,4 +455,97 @@ superblock_write_spare_locked (struct raid_array *a, struct member *m,
     return -1;
   }
   return 0;
+}
+
+/* ---- md's super_1_validate: members out of sync at assembly ----------- */
+
+/* Roles re-added at assembly: in full or from the bitmap, which is read
+ * after them (superblock_validate_bitmap).
+ */
+static uint32_t readd_at_start;
+
+void
+superblock_validate (struct raid_array *a, unsigned r,
+                     enum superblock_rebuild kind)
+{
+  struct mdsb *sb = &a->meta.sb[r];
+  struct member *m = &a->members[r];
+  uint64_t pos = 0;
+
+  if (kind == SB_REBUILD_RESUME)
+    pos = md_recovery_resume (a->geom, r, sb->recovery_offset * MDSB_SECTOR,
+                              MD_SYNC_REGION);
+  sb->feature_map |= MDSB_FEATURE_RECOVERY_OFFSET;
+  sb->recovery_offset = md_recovery_offset (a->geom, r, pos) / MDSB_SECTOR;
+  atomic_store (&a->rebuilt[r], pos);
+  atomic_fetch_or (&a->unsynced, MD_BIT (r));
+  a->meta.in_array[r] = true;
+  atomic_store (&m->failed, false);
+  atomic_fetch_and (&a->meta.recorded, ~MD_BIT (r));
+  switch (kind) {
+  case SB_REBUILD_READD:
+    /* In full or from the bitmap: superblock_validate_bitmap says. */
+    readd_at_start |= MD_BIT (r);
+    break;
+  case SB_REBUILD_NEW:
+    nbdkit_error ("member %u (%s) is blank: it takes role %u as a new "
+                  "member (md's --add), with a superblock of its own, and "
+                  "is rebuilt from the live copies", r, m->name, r);
+    break;
+  case SB_REBUILD_RESUME:
+    nbdkit_error ("member %u (%s) was being rebuilt: its recovery goes on "
+                  "from array offset %" PRIu64 " (recovery_offset %"
+                  PRIu64 " sectors); nothing above it is read", r, m->name,
+                  pos, sb->recovery_offset);
+    break;
+  }
+}
+
+void
+superblock_validate_bitmap (struct raid_array *a)
+{
+  unsigned r;
+
+  for (r = 0; r < a->nmembers; ++r) {
+    struct mdsb *sb = &a->meta.sb[r];
+    const char *name = a->members[r].name, *why;
+    bool ok;
+
+    if (readd_at_start & MD_BIT (r)) {
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (ok)
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): events "
+                      "%" PRIu64 ", not older than the write-intent "
+                      "bitmap's events_cleared %" PRIu64 ": only the chunks "
+                      "whose bits are set are rebuilt from the live copies, "
+                      "and it is read only where rebuilt", r, name,
+                      sb->events, bitmap_events_cleared (a));
+      else
+        nbdkit_error ("member %u (%s) is re-added (md's --re-add): %s "
+                      "(events %" PRIu64 ", events_cleared %" PRIu64 "): "
+                      "it is rebuilt in full from the live copies, and "
+                      "read only where rebuilt", r, name, why, sb->events,
+                      bitmap_events_cleared (a));
+    }
+    else if ((md_unsynced (a) & MD_BIT (r)) &&
+             (sb->feature_map & MDSB_FEATURE_RECOVERY_BITMAP)) {
+      /* md's super_1_validate: a recovery offset with the bitmap flag
+       * goes on from the bitmap.  Its events are the array's.
+       */
+      ok = bitmap_readd_ok (a, sb->events, &why);
+      if (!ok)
+        nbdkit_error ("member %u (%s): its recovery was from the "
+                      "write-intent bitmap, but %s: it goes on in full",
+                      r, name, why);
+    }
+    else
+      continue;
+    if (ok) {
+      sb->feature_map |= MDSB_FEATURE_RECOVERY_BITMAP;
+      atomic_fetch_or (&a->from_bitmap, MD_BIT (r));
+    }
+    else
+      sb->feature_map &= ~MDSB_FEATURE_RECOVERY_BITMAP;
+  }
+  readd_at_start = 0;
 }

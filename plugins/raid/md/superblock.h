@@ -18,7 +18,8 @@
  * A member that missed writes is then behind the others in events at
  * the next start, and assemble.c leaves it out.  The superblocks of
  * members new to the array (a blank member, a spare) are made here
- * too, each with a dev_number slot of its own.  Writes that fail fail
+ * too, each with a dev_number slot of its own, and, as md's
+ * super_1_validate, which members start out of sync.  Writes that fail fail
  * their member (md_fail), never calling up.
  */
 #ifndef RAID_MD_SUPERBLOCK_H
@@ -106,5 +107,26 @@ extern void superblock_use_slot (struct raid_array *a, unsigned d);
 extern int superblock_write_spare_locked (struct raid_array *a,
                                           struct member *m,
                                           const struct mdsb *sb);
+
+/* ---- members out of sync at assembly (md's super_1_validate) ---- */
+
+/* Role r is to be rebuilt: a stale member re-added, a blank one (new,
+ * its superblock in a->meta.sb[r] built by superblock_new), or one whose
+ * superblock records a recovery in progress.  Once the array's geometry
+ * is made and a->meta filled: the member is not failed from now on, and
+ * nothing above its recovery position is read (sync/rebuild.h).
+ */
+enum superblock_rebuild {
+  SB_REBUILD_READD, SB_REBUILD_NEW, SB_REBUILD_RESUME,
+};
+extern void superblock_validate (struct raid_array *a, unsigned r,
+                                 enum superblock_rebuild kind);
+
+/* After bitmap_assemble: whether each member re-added at assembly (or
+ * resuming a recovery that its superblock says was from the bitmap) is
+ * rebuilt from the bitmap or in full, as md's super_1_validate decides
+ * (bitmap_readd_ok); logged.
+ */
+extern void superblock_validate_bitmap (struct raid_array *a);
 
 #endif /* RAID_MD_SUPERBLOCK_H */
