@@ -4,39 +4,63 @@
  * The request path is short on purpose:
  *
  *   raid_pread / raid_pwrite / raid_trim / raid_zero / raid_flush
- *     -> on arrays with copies, a write, zero or trim holds its array
- *        range (rangelock.h) until its last member I/O is done, so that
- *        overlapping writes take turns and every copy ends the same
- *     -> request.c: plan_build (plan.c) cuts the request into pieces with
+ *     -> io/read.c, io/write.c: on arrays with copies, a write, zero or
+ *        trim holds its array range (io/rangelock.h) until its last
+ *        member I/O is done, so that overlapping writes take turns and
+ *        every copy ends the same
+ *     -> plan_build (io/plan.c) cuts the request into pieces with
  *        raid_geom_foreach (raidsim/core/geometry.c), each with the list
  *        of copies that hold it
- *     -> request_read picks one copy of every piece by the read policy
+ *     -> a read picks one copy of every piece by the read policy
  *        (raid_read_choose, raidsim/core/readpolicy.c, the very code the
- *        simulator uses), request_write takes every live copy;
- *        raid_geom_runs then groups the
- *        pieces that are contiguous on one member into runs, as Linux's
- *        block layer merges md's bios, and each run is one member_io
- *        (scattered over the client's buffer by an iovec); all are
- *        submitted at once, so a request over k members has k member
- *        I/Os in flight together
- *     -> member_submit_all (member.c) hands them to the members'
- *        backends (member-file.c, member-nbd.c), doing the last one in
- *        this thread where it can, and then any other that no backend
- *        thread has started yet; batch_wait sleeps until the last one
- *        is done
+ *        simulator uses), a write takes every live copy; raid_geom_runs
+ *        then groups the pieces that are contiguous on one member into
+ *        runs, as Linux's block layer merges md's bios, and each run is
+ *        one member_io (scattered over the client's buffer by an
+ *        iovec); all are submitted at once, so a request over k members
+ *        has k member I/Os in flight together
+ *     -> member_submit_all (member/member.c) hands them to the members'
+ *        backends (member/member-file.c, member/member-nbd.c), doing the
+ *        last one in this thread where it can, and then any other that
+ *        no backend thread has started yet; batch_wait sleeps until the
+ *        last one is done
  *     -> failed member I/Os are retried on another copy (reads) or fail
- *        their member (writes), by the rules in the man page
+ *        their member (writes, md_error), by the rules in the man page
  *
- * Before any of that, at config time, assemble.c makes the array from
- * its members: from their md v1.2 superblocks, which metadata.c keeps up
- * to date while the array runs, or, for members without metadata, from
- * the parameters alone.
+ * Before any of that, at config time, md/assemble.c makes the array
+ * from its members: from their md v1.2 superblocks, which
+ * md/superblock.c keeps up to date while the array runs, or, for
+ * members without metadata, from the parameters alone.
  *
- * The files, one concern each: raid.c the nbdkit callbacks, params.c
- * the parameters, assemble.c the array from its members, metadata.c
- * md's superblocks, plan.c the planning, request.c the read, write and
- * repair rules, member*.c the members, stats*.c the statistics,
- * rangelock.c the write ranges.
+ * The files, one folder a part, each layer looking only down (scripts/
+ * include-cycles.py checks it):
+ *
+ *   raid.c, params.c   the nbdkit callbacks and the parameter table
+ *   ctl/     control.c the control socket, verbs.c its verbs (mdadm
+ *            --fail, --remove, --add, --replace, sync_action), detail.c
+ *            mdadm --detail and /proc/mdstat, stats-json.c stats=
+ *   sync/    md's sync actions: walk.c the one walk (regions, window,
+ *            copy pool), resync.c the resync and the sync thread,
+ *            rebuild.c members rebuilt, replace.c mdadm --replace,
+ *            scrub.c check and repair, throttle.c md's speed limits,
+ *            recwindow.c the regions in flight, syncio.c their model=
+ *            timing
+ *   io/      the request path: plan.c pieces, copies and runs; read.c
+ *            reads and repair; write.c writes, zeroes, trims, flushes;
+ *            extents.c block status; rangelock.c the write ranges
+ *   md/      md's own parts: state.c the array's state and md_fail;
+ *            superblock.c the superblocks; bitmap.c the write-intent
+ *            bitmap; failure.c md_error; assemble.c assembly; safemode.c
+ *            clean and dirty, and the bitmap daemon; spares.c spares,
+ *            add, re-add, remove
+ *   member/  member.c and member-*.c the backends behind one ops table,
+ *            batch.c batches of member I/O, stats.c statistics,
+ *            probe.c what a member holds (libblkid)
+ *   model/   timing.c: model=, the simulator's models on the wall clock
+ *
+ * md's rules themselves (whom to trust, enough (), re-adds, recovery
+ * offsets) are pure functions in raidsim/core/mdrules.c, shared with
+ * the simulator and raidsim examine --assembly.
  *
  * The array offset (what the client asked for) and the member offset
  * (where the bytes live) are kept in differently named variables all the
@@ -306,7 +330,7 @@ raid_after_fork (void)
  * members are open.  -r holds for the whole run, so the first
  * connection settles it, before any member I/O: every member refuses
  * writes from then on (member.c), a regular file is reopened read-only
- * (member-file.c), and read repair is off (request.c), which the log
+ * (member-file.c), and read repair is off (io/read.c), which the log
  * says once.  A member that cannot be reopened keeps its descriptor
  * (the backend says why) and still refuses writes.  Connections are
  * made in parallel, hence the lock.

@@ -79,7 +79,9 @@ detail_short_name (const char *name)
   return s && s[1] ? s + 1 : name;
 }
 
-/* The sync action that runs: the resync's (sync.c), or a scrub's. */
+/* The sync action that runs: the resync's, a rebuild's or a
+ * replacement's (the array's status), or a check's or repair's.
+ */
 struct sync_view {
   const char *action;
   uint64_t done, total;

@@ -1330,7 +1330,7 @@ nbdm_hole (struct member *m, uint64_t member_offset, uint64_t limit,
 }
 
 /* Before start no reader thread drives the handle, so libnbd's own
- * synchronous read can: the md superblock at config time (metadata.c).
+ * synchronous read can: the md superblock at config time (md/superblock.c).
  */
 static int
 nbdm_read_early (struct member *m, void *buf, uint64_t length,

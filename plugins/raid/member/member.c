@@ -179,7 +179,7 @@ member_start (struct member_io *io)
   while (atomic_load (&m->load->pending) >= m->max_inflight)
     pthread_cond_wait (&m->slot_cond, &m->slot_lock);
   /* Failed again, under the lock: a member that has failed and whose
-   * I/Os have drained (control.c's remove waits for that under this
+   * I/Os have drained (ctl/verbs.c's remove waits for that under this
    * lock before it closes the member) never gets another one.
    */
   if (atomic_load (&m->failed)) {

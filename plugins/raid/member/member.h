@@ -62,7 +62,7 @@
 /* The error of a member I/O that found its member shorter than it was
  * at start: a read that met the end of a file or device, or a write
  * with MIO_NO_GROW that would have grown it.  The member has lost data,
- * and the request path fails it at once (request.c).  No backend
+ * and the request path fails it at once (io/read.c, io/write.c).  No backend
  * returns ENXIO otherwise: pread and pwrite do not on files and
  * devices, and NBD has no such error.
  */
@@ -150,7 +150,7 @@ struct member_ops {
    * hole, 0 if data, and set *end (<= limit) to where that state ends.
    * Return -1 with errno set if the member cannot answer at all (its
    * connection is lost, or member_offset lies past its present end):
-   * request.c then asks another copy, and fails the request with EIO
+   * io/extents.c then asks another copy, and fails the request with EIO
    * if no copy answers, rather than guess.  Synchronous.  A live member
    * that cannot tell allocation (no SEEK_DATA, no base:allocation, a
    * server that fails block status) reports data.
@@ -169,7 +169,7 @@ struct member_ops {
 
   /* Read length bytes at member_offset into buf, in the calling thread,
    * before start: how the md superblocks are read at config time
-   * (metadata.c), when no backend thread runs yet.  Optional where run
+   * (md/superblock.c), when no backend thread runs yet.  Optional where run
    * works before start (files).  Return 0, or -1 with errno set.
    */
   int (*read_early) (struct member *m, void *buf, uint64_t length,

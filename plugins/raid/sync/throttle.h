@@ -1,6 +1,6 @@
-/* nbdkit-raid-plugin: md's throttle for the background jobs, one for
- * all three: the resync (sync.c), the recovery (recovery.c) and check
- * and repair (scrub.c).
+/* nbdkit-raid-plugin: md's throttle for the sync actions, one for all
+ * four: the resync (resync.c), the rebuild (rebuild.c), the replacement
+ * (replace.c) and check and repair (scrub.c).
  *
  * md's rule (md_do_sync), with sync-speed-min= and sync-speed-max=
  * (speed_limit_min and speed_limit_max, KiB/s):
