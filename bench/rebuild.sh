@@ -1,6 +1,6 @@
 #!/bin/bash
 # raidsim benchmark: the raid plugin's rebuild (md's recovery,
-# plugins/raid/recovery.h) on tmpfs.
+# plugins/raid/sync/rebuild.h) on tmpfs.
 #
 # 1. Rebuild speed.  A RAID 1 of two members made by raidsim create,
 #    filled with random data through the plugin; member 1 replaced by a

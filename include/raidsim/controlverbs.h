@@ -1,5 +1,5 @@
 /* raidsim: the verbs of the raid plugin's control socket (control=PATH),
- * described once, for the server (plugins/raid/control.c), which
+ * described once, for the server (plugins/raid/ctl/verbs.c), which
  * checks each request against them, and for `raidsim control`
  * (raidsim/cli/cmd-control.c), whose help lists them.  Header-only, as
  * the table is all there is.
@@ -7,7 +7,7 @@
  * The protocol: the client connects to the Unix socket, sends one line,
  * "VERB [ARG...]" (at most CONTROL_LINE_MAX bytes with its newline), and
  * reads one line back, a JSON object: on failure {"error": "..."}, on
- * success the array's detail (control.c) with a "message" member.
+ * success the array's detail (ctl/detail.c) with a "message" member.
  */
 #ifndef RAIDSIM_CONTROLVERBS_H
 #define RAIDSIM_CONTROLVERBS_H

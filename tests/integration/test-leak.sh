@@ -18,7 +18,7 @@
 # is done, so the order is fixed.
 #
 # Mutants killed:
-# - spare_open (recovery.c) without its stats_destroy before the slot is
+# - spare_open (md/spares.c) without its stats_destroy before the slot is
 #   cleared: b.img's shards (one block of 467,584 bytes on two CPUs)
 #   are definitely lost;
 # - a spare's name not kept in rec->names (strdup'd and left in the

@@ -39,7 +39,7 @@
 # resume    the member failed again, 1M written at 5.5M and at 25.5M, a
 #           byte changed in chunk 28; restarted with sync-speed-min=50
 #           and -max=50, the re-add's window (RECOVERY_INFLIGHT = 4
-#           regions of 1M, recovery.h) takes the 4 dirty chunks 5, 6,
+#           regions of 1M, sync/rebuild.h) takes the 4 dirty chunks 5, 6,
 #           25 and 26; they come out in that order, each moving the
 #           position to its end, with a checkpoint whenever it has moved
 #           by 1/16 of the array (31M / 16 < 2M) since the last: at 6M,

@@ -1,7 +1,7 @@
 #!/bin/bash
 # raidsim tests: md's recovery (the rebuild of a member that is in the
 # array but not in sync) and hot spares (issue 13, item 4;
-# plugins/raid/recovery.h).  Members are made by raidsim create; every
+# plugins/raid/sync/rebuild.h).  Members are made by raidsim create; every
 # member's bytes are checked against the layout with check-members (the
 # independent reference layout) at the end, and real mdadm --examine
 # reads the superblocks.  Orderings are forced, never timed: the

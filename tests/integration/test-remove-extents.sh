@@ -22,7 +22,7 @@
 #      before its connection's close), and nbdinfo gets the map: the
 #      whole array a hole, as both members said.
 #
-# Mutant killed: request.c calling m->ops->hole directly (the code
+# Mutant killed: io/extents.c calling m->ops->hole directly (the code
 # before member_hole), or member_hole not counting the call: remove
 # closes member 1 at once, while the call is held ("hot removed" in the
 # log before member 1 has answered; what the call then touches is

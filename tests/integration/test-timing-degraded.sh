@@ -17,17 +17,17 @@
 # as failed.
 #
 # Then `remove b.img` and `add c.img`: c.img takes role 1 and is
-# rebuilt, 1 MiB region by region (recovery.c), with sync-speed-max
+# rebuilt, 1 MiB region by region (sync/rebuild.c), with sync-speed-max
 # high enough not to matter.  Each region is one read of member 0 and
 # one write of member 1, and member 0's reads take 10 ms each, one at a
 # time: the rebuild's 63 regions (64 MiB less md's metadata) take at
 # least 0.63 s, where the real copy over tmpfs, with its progress
 # records and flushes, takes about 0.2 s here.  Once c.img is in sync
-# the array reads at about 200 IOPS again.  A check (scrub.c) reads
+# the array reads at about 200 IOPS again.  A check (sync/scrub.c) reads
 # each region from both drives at once: at least 0.63 s again.  Last,
 # nbd-io kills the server in the middle of writes; the restart resyncs
-# (sync.c), reading each region from member 0 and writing it to member
-# 1: at least 0.63 s.  The statistics must count each of these member
+# (sync/resync.c), reading each region from member 0 and writing it to
+# member 1: at least 0.63 s.  The statistics must count each of these member
 # I/Os as a background command of the models (2 per region each).
 # Last, while a slow rebuild runs, the members' state the models took
 # must show the member being rebuilt.
@@ -39,7 +39,7 @@
 # Mutants killed: the models not told of the failure (timing.c's
 # follow_state skipped, or raidsim_array_set_state ignoring failed):
 # about 200 IOPS degraded; the rebuild's, the check's or the resync's
-# I/O not given to the models (recovery.c's, scrub.c's or sync.c's
+# I/O not given to the models (rebuild.c's, scrub.c's or resync.c's
 # syncio_run as plain member_run_batch): that walk in about 0.05 to 0.2
 # s, and too few background commands; raid.c's model_state reporting
 # no member rebuilding; timing switched off: thousands of IOPS.
@@ -204,8 +204,8 @@ background_at_least $(( 4 * regions ))
 
 # A resync: nbd-io kills the server (SIGKILL) once 4 of 64 writes are
 # acknowledged, with more in flight, so the superblocks say dirty
-# (sync.c); the restart resyncs the whole array, each region read from
-# member 0 and written to member 1.
+# (sync/resync.c); the restart resyncs the whole array, each region read
+# from member 0 and written to member 1.
 for (( i = 0; i < 64; i++ )); do echo "w $(( i * 4096 )) 4096"; done >reqs
 if "$NBD_IO" --depth 4 --kill-after "4:$SERVE_PID" \
      "nbd+unix:///?socket=$d/sock" <reqs >nbd-io.out 2>&1; then

@@ -3,7 +3,7 @@
  * The same request sequence, with the same completion order, goes
  * through the plugin's planning code (plugins/raid/io/plan.c: plan_build,
  * plan_choose, ioset_add_reads, ioset_runs, the very functions
- * request.c calls) and through the simulator's RAID layer
+ * io/read.c and io/write.c call) and through the simulator's RAID layer
  * (raidsim_array_split with merged pieces, as a controller that merges
  * like Linux's block layer).  For every level and read policy, every
  * request must become the same member I/Os (member, offset, length) in
@@ -55,9 +55,9 @@ sim_record (const struct raidsim_member_cmd *cmd, void *opaque)
   return 0;
 }
 
-/* The plugin's side: what request.c does for a read or a write, up to
- * member_submit_all, which issues the member I/Os in run order (member.c
- * counts each in the read state as it starts it).
+/* The plugin's side: what io/read.c and io/write.c do for a read or a
+ * write, up to member_submit_all, which issues the member I/Os in run
+ * order (member.c counts each in the read state as it starts it).
  */
 static void
 plugin_request (const struct raid_geom *g, struct raid_read_state *reads,
