@@ -1,7 +1,9 @@
 /* nbdkit-raid-plugin: model=ARRAY.ini, the wall-clock driver of the
  * simulator's models (see timing.h for where it hooks in).
  *
- * The stages are sim.c's, in the same order (include/raidsim/sim.h):
+ * The stages are sim.c's, and the code that moves a command through
+ * them is the engine's own (include/raidsim/pipeline.h), which sim.c
+ * runs too:
  *
  *   RAID layer (array.c: split, read policy)
  *   -> controller submit ... reap ISSUE (or ACK from its cache)
@@ -11,6 +13,8 @@
  *
  * and the models are raidsim_lib's own (RAID layer, controller, links,
  * devices), created from the array file as `raidsim run` creates them.
+ * What is here is the driver's part: the clock, the requests waiting
+ * for their commands, and the hooks the pipeline calls.
  * What differs is who owns the clock: here model time is
  * CLOCK_MONOTONIC minus the moment the models were built, in
  * nanoseconds.
@@ -67,6 +71,7 @@
 #include "raidsim/error.h"
 #include "raidsim/histogram.h"
 #include "raidsim/link.h"
+#include "raidsim/pipeline.h"
 
 #include "timing.h"
 
@@ -104,24 +109,7 @@ struct tcmd {
   struct raidsim_io io;
   struct timing_req *req;       /* NULL once acknowledged (ACK) */
   bool acked;
-  raidsim_ns moved;             /* when its data has crossed the links */
-  struct tcmd *transit_next;
   struct tcmd *free_next;
-};
-
-struct transit {
-  struct tcmd *head, *tail;
-};
-
-struct tmember {
-  const struct raidsim_device_ops *ops;
-  void *dev;
-  uint64_t capacity;
-  raidsim_ns dev_next;          /* ops->next (dev), kept up to date */
-  struct transit transit[RAIDSIM_NDIRS];
-  struct raidsim_link port;
-  struct raidsim_link *path[2];
-  unsigned npath;
 };
 
 static struct {
@@ -143,7 +131,8 @@ static struct {
   void *ctl;
   struct raidsim_link uplink;
   unsigned nmembers;
-  struct tmember m[RAID_MAX_MEMBERS];
+  struct raidsim_pipe_member m[RAID_MAX_MEMBERS];       /* pipeline.h */
+  uint64_t capacity[RAID_MAX_MEMBERS];
   struct tcmd *free_cmds;
   timing_state_fn state_fn;     /* the real array's state (timing.h) */
   struct timing_state state;    /* as the RAID layer last took it */
@@ -330,43 +319,7 @@ timing_check_array (enum raid_level level, uint64_t chunk, unsigned copies,
   return 0;
 }
 
-/* ---- the stages, as in sim.c ---- */
-
-static void
-transit_push (struct tmember *m, struct tcmd *c, raidsim_ns now)
-{
-  struct transit *q = &m->transit[c->io.dir];
-
-  c->moved = raidsim_links_transfer (m->path, m->npath, c->io.dir,
-                                     c->io.len, now);
-  c->transit_next = NULL;
-  if (q->tail)
-    q->tail->transit_next = c;
-  else
-    q->head = c;
-  q->tail = c;
-}
-
-static struct tcmd *
-transit_pop (struct transit *q, raidsim_ns now)
-{
-  struct tcmd *c = q->head;
-
-  if (c == NULL || c->moved > now)
-    return NULL;
-  q->head = c->transit_next;
-  if (q->head == NULL)
-    q->tail = NULL;
-  return c;
-}
-
-static void
-dev_submit (struct tmember *m, struct tcmd *c, raidsim_ns now)
-{
-  c->io.started = RAIDSIM_NEVER;
-  m->ops->submit (m->dev, &c->io, now);
-  m->dev_next = m->ops->next (m->dev);
-}
+/* ---- the pipeline's hooks (pipeline.h) ---- */
 
 /* A command of request r is done, as far as the client is concerned,
  * at model time now.  r lives on its thread's stack: nothing of it is
@@ -399,79 +352,55 @@ cmd_complete (struct tcmd *c)
   tm.free_cmds = c;
 }
 
-static bool
-ctl_drain (raidsim_ns now)
+/* Whether a round of run_due moved anything. */
+static bool progress;
+
+static void
+to_device (void *opaque, struct raidsim_io *io, raidsim_ns now)
 {
-  bool progress = false;
-
-  while (tm.ctl_ops->next (tm.ctl) <= now) {
-    enum raidsim_ctl_out what;
-    struct raidsim_io *io = tm.ctl_ops->reap (tm.ctl, now, &what);
-    struct tcmd *c;
-    struct tmember *m;
-
-    if (io == NULL)
-      break;
-    progress = true;
-    c = container_of (io, struct tcmd, io);
-    m = &tm.m[io->member];
-    switch (what) {
-    case RAIDSIM_CTL_ISSUE:
-      /* A flush carries no data over the links (as in sim.c). */
-      if (io->dir == RAIDSIM_WRITE && m->npath > 0 && !io->flush)
-        transit_push (m, c, now);
-      else
-        dev_submit (m, c, now);
-      break;
-    case RAIDSIM_CTL_ACK:
-      c->acked = true;
-      req_model_done (c->req, now);
-      c->req = NULL;
-      break;
-    case RAIDSIM_CTL_COMPLETE:
-      if (!c->acked)
-        req_model_done (c->req, now);
-      cmd_complete (c);
-      break;
-    }
-  }
-  return progress;
+  raidsim_pipe_dev_submit (&tm.m[io->member], io, now);
+  progress = true;
 }
 
-static bool
-member_drain (struct tmember *m, raidsim_ns now)
+static void
+reaped (void *opaque, struct raidsim_io *io, raidsim_ns now)
 {
-  bool progress = false;
-  struct tcmd *c;
+  progress = true;
+}
 
-  while ((c = transit_pop (&m->transit[RAIDSIM_WRITE], now)) != NULL) {
-    dev_submit (m, c, now);
-    progress = true;
-  }
-  while (m->dev_next <= now) {
-    raidsim_ns before = m->dev_next;
-    struct raidsim_io *io = m->ops->reap (m->dev, now);
+static void
+finished (void *opaque, struct raidsim_io *io, raidsim_ns now)
+{
+  tm.ctl_ops->member_done (tm.ctl, io, now);
+  progress = true;
+}
 
-    m->dev_next = m->ops->next (m->dev);
-    if (io == NULL) {
-      /* A decision (device.h): ask again, unless nothing changed. */
-      if (m->dev_next == before)
-        break;
-      continue;
-    }
-    progress = true;
-    c = container_of (io, struct tcmd, io);
-    if (io->dir == RAIDSIM_READ && m->npath > 0)
-      transit_push (m, c, now);
-    else {
-      tm.ctl_ops->member_done (tm.ctl, io, now);
-    }
+static void
+ctl_out (void *opaque, struct raidsim_io *io, enum raidsim_ctl_out what,
+         raidsim_ns now)
+{
+  struct tcmd *c = container_of (io, struct tcmd, io);
+  struct raidsim_pipe_member *m = &tm.m[io->member];
+
+  progress = true;
+  switch (what) {
+  case RAIDSIM_CTL_ISSUE:
+    if (raidsim_pipe_crosses_to_device (m, io))
+      raidsim_pipe_transit_push (m, io, now);
+    else
+      raidsim_pipe_dev_submit (m, io, now);
+    break;
+  case RAIDSIM_CTL_ACK:
+    c->acked = true;
+    req_model_done (c->req, now);
+    c->req = NULL;
+    break;
+  case RAIDSIM_CTL_COMPLETE:
+    if (!c->acked)
+      req_model_done (c->req, now);
+    cmd_complete (c);
+    break;
   }
-  while ((c = transit_pop (&m->transit[RAIDSIM_READ], now)) != NULL) {
-    tm.ctl_ops->member_done (tm.ctl, &c->io, now);
-    progress = true;
-  }
-  return progress;
 }
 
 /* Everything due by now, until nothing is left: one stage's output is
@@ -480,13 +409,15 @@ member_drain (struct tmember *m, raidsim_ns now)
 static void
 run_due (raidsim_ns now)
 {
-  bool progress;
   unsigned i;
 
   do {
-    progress = ctl_drain (now);
+    progress = false;
+    raidsim_pipe_ctl_run (tm.ctl_ops, tm.ctl, tm.ctl_ops->next (tm.ctl),
+                          now, ctl_out, NULL);
     for (i = 0; i < tm.nmembers; ++i)
-      progress |= member_drain (&tm.m[i], now);
+      raidsim_pipe_member_run (&tm.m[i], now, to_device, reaped, finished,
+                               NULL);
   } while (progress);
 }
 
@@ -495,16 +426,13 @@ static raidsim_ns
 next_deadline (void)
 {
   raidsim_ns t = tm.ctl_ops->next (tm.ctl);
-  unsigned i, d;
+  unsigned i;
 
   for (i = 0; i < tm.nmembers; ++i) {
-    struct tmember *m = &tm.m[i];
+    raidsim_ns m = raidsim_pipe_member_next (&tm.m[i]);
 
-    if (m->dev_next < t)
-      t = m->dev_next;
-    for (d = 0; d < RAIDSIM_NDIRS; ++d)
-      if (m->transit[d].head && m->transit[d].head->moved < t)
-        t = m->transit[d].head->moved;
+    if (m < t)
+      t = m;
   }
   return t;
 }
@@ -623,32 +551,15 @@ timing_start (timing_state_fn state)
     return 0;
   tm.nmembers = ac->members;
   for (i = 0; i < tm.nmembers; ++i) {
-    const struct raidsim_device_config *dc = ac->devices[i];
-    struct tmember *m = &tm.m[i];
-    char name[32];
-
-    m->ops = dc->ops;
-    m->capacity = dc->capacity;
-    m->dev = dc->ops->create (dc->params, dc->capacity);
-    if (m->dev == NULL) {
-      nbdkit_error ("model: %s: %s", dc->path, raidsim_error ());
+    tm.capacity[i] = ac->devices[i]->capacity;
+    if (raidsim_pipe_member_init (&tm.m[i], ac, i, 0) == -1) {
+      nbdkit_error ("model: %s: %s", ac->devices[i]->path, raidsim_error ());
       return -1;
     }
-    if (dc->ops->place)
-      dc->ops->place (m->dev, i, 0);
-    m->dev_next = dc->ops->next (m->dev);
-    snprintf (name, sizeof name, "port%u", i);
-    raidsim_link_init_spec (&m->port, name, &ac->ctl->port);
   }
   raidsim_link_init_spec (&tm.uplink, "uplink", &ac->ctl->uplink);
-  for (i = 0; i < tm.nmembers; ++i) {
-    struct tmember *m = &tm.m[i];
-
-    if (m->port.rate)
-      m->path[m->npath++] = &m->port;
-    if (tm.uplink.rate)
-      m->path[m->npath++] = &tm.uplink;
-  }
+  for (i = 0; i < tm.nmembers; ++i)
+    raidsim_pipe_member_path (&tm.m[i], &tm.uplink);
   {
     uint64_t member_size[RAID_MAX_MEMBERS];
     struct raidsim_array_params p;
@@ -709,8 +620,7 @@ timing_stop (void)
     tm.ctl_ops->destroy (tm.ctl);
   tm.ctl = NULL;
   for (i = 0; i < tm.nmembers; ++i)
-    if (tm.m[i].dev)
-      tm.m[i].ops->destroy (tm.m[i].dev);
+    raidsim_pipe_member_free (&tm.m[i]);
   tm.nmembers = 0;
   if (tm.array)
     raidsim_array_free (tm.array);
@@ -751,11 +661,7 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   }
   memset (c, 0, sizeof *c);
   c->req = ctx->r;
-  c->io.dir = ctx->dir;
-  c->io.flush = ctx->flush;
-  c->io.member = mc->member;
-  c->io.offset = mc->offset;
-  c->io.len = mc->len;
+  raidsim_pipe_io (&c->io, ctx->dir, ctx->flush, mc);
   ctx->r->left++;
   tm.ctl_ops->submit (tm.ctl, &c->io, ctx->now);
   return 0;
@@ -899,7 +805,7 @@ timing_begin_background (struct timing_req *r,
     /* Members larger than the modelled drives: folded back into them,
      * as timing_begin folds a request past the modelled array's end.
      */
-    cap = tm.m[mc.member].capacity;
+    cap = tm.capacity[mc.member];
     if (mc.len > cap)
       continue;
     if (mc.offset + mc.len > cap)
