@@ -1235,16 +1235,6 @@ END_TEST
 
 /* ---- hdd: short seeks from a table, a read miss's overhead ---- */
 
-/* When a 4 KiB read of byte off, submitted at time at to a drive whose
- * head rests where the previous transfer left it, completes.
- */
-static raidsim_ns
-hdd_read_at (const struct raidsim_device_ops *ops, void *dev,
-             struct raidsim_io *io, uint64_t off, raidsim_ns at)
-{
-  return hdd_read_by_hand (ops, dev, io, off, at);
-}
-
 /* The seek curve a table gives, worked here by numerical integration
  * (Simpson's rule), independently of the model's closed forms: seek
  * (u) for u = cylinders - 1 is linear through (0, single) and the
@@ -1341,13 +1331,13 @@ seek_probe (const struct raidsim_device_ops *ops, void *params,
   double arrive, th, want;
 
   ck_assert_msg (dev != NULL, "%s", raidsim_error ());
-  t1 = hdd_read_at (ops, dev, &io[0], 0, 0);
+  t1 = hdd_read_by_hand (ops, dev, &io[0], 0, 0);
   ck_assert_msg (fabs (t1 - (T + X)) <= 1, "first read at %lu",
                  (unsigned long) t1);
   arrive = t1 + O + seek_curve_at (c, cyl - 1.0);
   th = arrive / T - floor (arrive / T) + e;
   want = arrive + e * T + X + (e < 0 ? T : 0);
-  t2 = hdd_read_at (ops, dev, &io[1],
+  t2 = hdd_read_by_hand (ops, dev, &io[1],
                     cyl * UINT64_C (1000000) + (uint64_t) (th * 1e6), t1);
   /* The byte offset rounds th down by under a byte (10 ns); the
    * numerical fit is good to well under a microsecond.
@@ -1490,16 +1480,16 @@ START_TEST (hdd_read_miss_overhead_by_hand)
   raidsim_ns t, t2;
 
   dev = ops->create (params0, UINT64_C (100000000000));
-  t = hdd_read_at (ops, dev, &io[0], 30000, 0);
+  t = hdd_read_by_hand (ops, dev, &io[0], 30000, 0);
   ck_assert_msg (t >= 300 * US + X && t <= 300 * US + X + 1,
                  "no miss overhead: done at %lu", (unsigned long) t);
   ops->destroy (dev);
 
   dev = ops->create (params, UINT64_C (100000000000));
-  t = hdd_read_at (ops, dev, &io[0], 30000, 0);
+  t = hdd_read_by_hand (ops, dev, &io[0], 30000, 0);
   ck_assert_msg (t >= T + 300 * US + X && t <= T + 300 * US + X + 1,
                  "miss overhead 300us: done at %lu", (unsigned long) t);
-  t2 = hdd_read_at (ops, dev, &io[1], 30000, t);
+  t2 = hdd_read_by_hand (ops, dev, &io[1], 30000, t);
   ck_assert_msg (t2 == t + O, "hit: done %lu after, want the overhead "
                  "alone", (unsigned long) (t2 - t));
   ops->destroy (dev);
