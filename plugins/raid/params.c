@@ -13,7 +13,7 @@
 #include <nbdkit-plugin.h>
 
 #include "params.h"
-#include "model/timing.h"
+#include "model/modelfile.h"
 
 #define STR_(x) #x
 #define STR(x) STR_ (x)
@@ -325,7 +325,7 @@ parse_force (const char *key, const char *value)
 static int
 parse_model (const char *key, const char *value)
 {
-  return timing_config (value);
+  return modelfile_load (value);
 }
 
 int

@@ -94,6 +94,7 @@
 #include "md/state.h"
 #include "md/superblock.h"
 #include "member/member-file.h"
+#include "model/modelfile.h"
 #include "model/timing.h"
 #include "sync/rebuild.h"
 #include "sync/replace.h"
@@ -222,7 +223,7 @@ raid_config_complete (void)
 {
   unsigned i;
 
-  if (timing_settings (&params.raid) == -1)     /* model= (timing.h) */
+  if (modelfile_settings (&params.raid) == -1)     /* model= (timing.h) */
     return -1;
   raid_read_state_init (&array.reads);
   array.policy = params.raid.policy;
@@ -256,7 +257,7 @@ raid_config_complete (void)
   /* Hot spares (spare=), once the array's shape is known. */
   if (spares_config (&array, params.spare, params.nspares) == -1)
     return -1;
-  if (timing_check_array (params.raid.level, params.raid.chunk,
+  if (modelfile_check (params.raid.level, params.raid.chunk,
                           raid_geom_copies (array.geom),
                           array.nmembers) == -1)
     return -1;

@@ -71,7 +71,7 @@
 #include "state.h"
 #include "superblock.h"
 #include "member/probe.h"
-#include "model/timing.h"
+#include "model/modelfile.h"
 
 /* What each member holds, by its place on the command line: a 4K
  * superblock each, so not on the stack.  Used only while nbdkit reads
@@ -140,7 +140,7 @@ assemble_none (struct raid_array *a)
                     "these members have none", a->members[i].name, i);
       return -1;
     }
-  timing_fill (keys);           /* model=: level, chunk, copies */
+  modelfile_fill (keys);           /* model=: level, chunk, copies */
   if (raid_settings_check (keys, a->nmembers) == -1) {
     nbdkit_error ("%s", raid_geom_error ());
     return -1;

@@ -73,6 +73,9 @@
 #include "raidsim/link.h"
 #include "raidsim/pipeline.h"
 
+#include "clock.h"
+#include "limits.h"
+#include "modelfile.h"
 #include "timing.h"
 
 /* -D raid.timing_lookahead_us=N: how far ahead of the clock the timing
@@ -92,10 +95,6 @@ NBDKIT_DLL_PUBLIC int raid_debug_timing_spin_us = 60;
  */
 NBDKIT_DLL_PUBLIC int raid_debug_timing_host_us = 0;
 
-/* -D raid.timing_rt=0: leave the scheduling policy alone (see
- * realtime_thread).
- */
-NBDKIT_DLL_PUBLIC int raid_debug_timing_rt = 1;
 /* -D raid.timing_poll_us=N: a thread that waits for the models while
  * their next time is within N us polls the clock for it rather than
  * sleep until the timing thread wakes it; one thread at a time (see
@@ -113,8 +112,6 @@ struct tcmd {
 };
 
 static struct {
-  char *path;
-  struct raidsim_array_config *ac;
   bool started;
 
   pthread_mutex_t lock;         /* everything below, but stats */
@@ -136,187 +133,14 @@ static struct {
   struct tcmd *free_cmds;
   timing_state_fn state_fn;     /* the real array's state (timing.h) */
   struct timing_state state;    /* as the RAID layer last took it */
-
-  /* The limits (timing.h), under their own lock. */
-  pthread_mutex_t stats_lock;
-  uint64_t requests;            /* requests the models timed */
-  uint64_t bg_cmds;             /* timing_begin_background's commands */
-  uint64_t bg_late;             /* and its batches found late */
-  struct raid_histogram late;   /* real I/O end minus model time, late */
-  struct raid_histogram error;  /* return minus model time, the others */
 } tm = {
   .lock = PTHREAD_MUTEX_INITIALIZER,
-  .stats_lock = PTHREAD_MUTEX_INITIALIZER,
 };
-
-static uint64_t
-clock_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * RAIDSIM_NS_PER_S + ts.tv_nsec;
-}
 
 bool
 timing_enabled (void)
 {
-  return tm.ac != NULL;
-}
-
-int
-timing_config (const char *path)
-{
-  tm.ac = raidsim_array_config_load (path);
-  if (tm.ac == NULL) {
-    nbdkit_error ("model: %s", raidsim_error ());
-    return -1;
-  }
-  tm.path = strdup (path);
-  if (tm.path == NULL) {
-    nbdkit_error ("model: strdup: %m");
-    return -1;
-  }
-  if (tm.ac->failed_mask || tm.ac->rebuild_mask || tm.ac->resync) {
-    nbdkit_error ("model: %s: failed, rebuild and resync describe the "
-                  "simulator's background stream; the plugin takes the "
-                  "members' state from the members", path);
-    return -1;
-  }
-  return 0;
-}
-
-/* A single drive (level = single) is served as a one-member array: a
- * RAID 1 by default (timing_fill), or a RAID 0 if level=0 or the
- * member's md metadata says so.  Both map array byte x to byte x of the
- * one member (past md's data offset, as for every level: the models
- * see array offsets), which is where the drive model puts it, so the
- * model times the very offsets the member is read and written at.
- */
-static bool
-model_single (void)
-{
-  return tm.ac->level == RAIDSIM_LEVEL_SINGLE;
-}
-
-/* Whether the plugin's level serves the file's. */
-static bool
-level_serves (enum raid_level level)
-{
-  if (model_single ())
-    return level == RAID_LEVEL_1 || level == RAID_LEVEL_0;
-  return (int) level == tm.ac->level;
-}
-
-/* The file's level in words, for messages. */
-static const char *
-model_level (void)
-{
-  return model_single () ? "single (a one-member RAID 1 or 0)"
-    : raid_level_name (tm.ac->level);
-}
-
-/* Whether the file has a chunk the array's must match: RAID 0 and 10
- * (a single drive's one member is not striped).
- */
-static bool
-model_has_chunk (void)
-{
-  return tm.ac->level == RAID_LEVEL_0 || tm.ac->level == RAID_LEVEL_10;
-}
-
-/* The array file's copies, with its default. */
-static unsigned
-model_copies (void)
-{
-  return tm.ac->copies ? tm.ac->copies : RAID10_COPIES_DEFAULT;
-}
-
-int
-timing_settings (const struct raid_settings *s)
-{
-  const struct raidsim_array_config *ac = tm.ac;
-
-  if (ac == NULL)
-    return 0;
-  if (s->set[RAID_KEY_LEVEL] && !level_serves (s->level)) {
-    nbdkit_error ("level: level=%s conflicts with model=%s, whose level "
-                  "is %s", raid_level_name (s->level), tm.path,
-                  model_level ());
-    return -1;
-  }
-  if (s->set[RAID_KEY_CHUNK] && model_has_chunk () &&
-      s->chunk != ac->chunk) {
-    nbdkit_error ("chunk: chunk=%" PRIu64 "K conflicts with model=%s, "
-                  "whose chunk is %" PRIu64 "K", s->chunk >> 10, tm.path,
-                  ac->chunk >> 10);
-    return -1;
-  }
-  if (s->set[RAID_KEY_COPIES] && ac->level == RAID_LEVEL_10 &&
-      s->copies != model_copies ()) {
-    nbdkit_error ("copies: copies=%u conflicts with model=%s, whose copies "
-                  "is %u", s->copies, tm.path, model_copies ());
-    return -1;
-  }
-  return 0;
-}
-
-void
-timing_fill (struct raid_settings *s)
-{
-  const struct raidsim_array_config *ac = tm.ac;
-
-  if (ac == NULL)
-    return;
-  if (model_single ()) {
-    if (!s->set[RAID_KEY_LEVEL])
-      s->level = RAID_LEVEL_1;
-    s->set[RAID_KEY_LEVEL] = true;
-    return;
-  }
-  s->level = ac->level;
-  s->set[RAID_KEY_LEVEL] = true;
-  if (ac->level != RAID_LEVEL_1) {
-    s->chunk = ac->chunk;
-    s->set[RAID_KEY_CHUNK] = true;
-  }
-  if (ac->level == RAID_LEVEL_10) {
-    s->copies = model_copies ();
-    s->set[RAID_KEY_COPIES] = true;
-  }
-}
-
-int
-timing_check_array (enum raid_level level, uint64_t chunk, unsigned copies,
-                    unsigned nmembers)
-{
-  const struct raidsim_array_config *ac = tm.ac;
-
-  if (ac == NULL)
-    return 0;
-  if (!level_serves (level)) {
-    nbdkit_error ("level: model=%s has level %s, but the members' md "
-                  "superblocks say RAID %s", tm.path, model_level (),
-                  raid_level_name (level));
-    return -1;
-  }
-  if (model_has_chunk () && chunk != ac->chunk) {
-    nbdkit_error ("chunk: model=%s has chunk %" PRIu64 "K, but the "
-                  "members' md superblocks say %" PRIu64 "K", tm.path,
-                  ac->chunk >> 10, chunk >> 10);
-    return -1;
-  }
-  if (level == RAID_LEVEL_10 && copies != model_copies ()) {
-    nbdkit_error ("copies: model=%s has copies %u, but the members' md "
-                  "superblocks say %u", tm.path, model_copies (), copies);
-    return -1;
-  }
-  if (nmembers != ac->members) {
-    nbdkit_error ("member: the array has %u members, but model=%s has "
-                  "members = %" PRIu64, nmembers, tm.path, ac->members);
-    return -1;
-  }
-  return 0;
+  return modelfile_array () != NULL;
 }
 
 /* ---- the pipeline's hooks (pipeline.h) ---- */
@@ -451,35 +275,6 @@ model_now (void)
   return now;
 }
 
-/* The threads that keep time: the timing thread, and each of nbdkit's
- * threads that waits for a completion time, from its first wait on (a
- * policy switched back and forth would cost two system calls a
- * request; these threads only ever serve the array).  On a busy machine a
- * thread woken at its time under the normal policy runs when the
- * scheduler gets round to it, milliseconds later under load; SCHED_FIFO
- * (priority 1, the lowest real-time one) runs it at once.  They sleep
- * almost all the time and spin at most raid.timing_spin_us at a time,
- * and the kernel's real-time throttling (sched_rt_runtime_us) still
- * leaves the rest of the machine its share.  Where the policy is not
- * allowed (no CAP_SYS_NICE, RLIMIT_RTPRIO 0) the thread stays as it
- * was, and the precision is what the normal policy gives; the debug log
- * says which.  1 ns of timer slack in both cases, where the default is
- * 50 us.
- */
-static void
-realtime_thread (const char *who)
-{
-  struct sched_param sp = { .sched_priority = 1 };
-  int err = 0;
-
-  prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  if (raid_debug_timing_rt)
-    err = pthread_setschedparam (pthread_self (), SCHED_FIFO, &sp);
-  if (err)
-    nbdkit_debug ("raid: model=: %s keeps the normal scheduling policy: "
-                  "SCHED_FIFO: %s", who, strerror (err));
-}
-
 /* With tm.lock held: if the models' next time is due on the clock, or
  * due within the lookahead, run them to it, their own time for it,
  * however late the clock is, and return true.  d is next_deadline ().
@@ -512,7 +307,7 @@ kick_beyond (raidsim_ns after)
 static void *
 timing_thread (void *arg)
 {
-  realtime_thread ("the timing thread");
+  clock_realtime_thread ("the timing thread");
   pthread_mutex_lock (&tm.lock);
   while (!tm.stop) {
     raidsim_ns d = next_deadline ();
@@ -542,7 +337,7 @@ timing_thread (void *arg)
 int
 timing_start (timing_state_fn state)
 {
-  const struct raidsim_array_config *ac = tm.ac;
+  const struct raidsim_array_config *ac = modelfile_array ();
   pthread_condattr_t attr;
   unsigned i;
   int err;
@@ -567,7 +362,7 @@ timing_start (timing_state_fn state)
     raidsim_array_config_params (ac, member_size, &p);
     tm.array = raidsim_array_new (&p);
     if (tm.array == NULL) {
-      nbdkit_error ("model: %s: %s", tm.path, raidsim_error ());
+      nbdkit_error ("model: %s: %s", modelfile_path (), raidsim_error ());
       return -1;
     }
     tm.array_size = raidsim_array_size (tm.array);
@@ -579,8 +374,7 @@ timing_start (timing_state_fn state)
     nbdkit_error ("model: %s: %s", ac->ctl->path, raidsim_error ());
     return -1;
   }
-  raid_hist_init (&tm.late);
-  raid_hist_init (&tm.error);
+  limits_init ();
 
   pthread_condattr_init (&attr);
   pthread_condattr_setclock (&attr, CLOCK_MONOTONIC);
@@ -597,7 +391,7 @@ timing_start (timing_state_fn state)
   }
   tm.started = true;
   nbdkit_debug ("raid: model=%s: level %d, %" PRIu64 " members, device "
-                "model %s, controller model %s", tm.path, ac->level,
+                "model %s, controller model %s", modelfile_path (), ac->level,
                 ac->members, ac->devices[0]->model, ac->ctl->model);
   return 0;
 }
@@ -629,11 +423,7 @@ timing_stop (void)
     tm.free_cmds = c->free_next;
     free (c);
   }
-  if (tm.ac)
-    raidsim_array_config_free (tm.ac);
-  tm.ac = NULL;
-  free (tm.path);
-  tm.path = NULL;
+  modelfile_free ();
 }
 
 /* ---- the hooks ---- */
@@ -819,44 +609,8 @@ timing_begin_background (struct timing_req *r,
       break;
     }
   }
-  pthread_mutex_lock (&tm.stats_lock);
-  tm.bg_cmds += r->left;
-  pthread_mutex_unlock (&tm.stats_lock);
+  limits_background (r->left);
   close_req (&ctx);
-}
-
-/* Sleep to just before abs (CLOCK_MONOTONIC ns), then spin to it. */
-static uint64_t
-wait_until (uint64_t abs)
-{
-  static __thread bool slack_set;
-  uint64_t spin = (uint64_t) raid_debug_timing_spin_us * 1000, now;
-
-  if (!slack_set) {
-    realtime_thread ("a request thread");
-    slack_set = true;
-  }
-  now = clock_ns ();
-  if (now + spin < abs) {
-    struct timespec ts = {
-      .tv_sec = (abs - spin) / RAIDSIM_NS_PER_S,
-      .tv_nsec = (abs - spin) % RAIDSIM_NS_PER_S,
-    };
-    while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)
-           == EINTR)
-      ;
-  }
-  /* Spinning, let the others that spin or wait for a CPU (request
-   * threads of other completions, under the same SCHED_FIFO priority)
-   * have it, but for the last microseconds.
-   */
-  while ((now = clock_ns ()) < abs) {
-    if (abs - now > 3 * RAIDSIM_NS_PER_US)
-      sched_yield ();
-    else
-      __builtin_ia32_pause ();
-  }
-  return now;
 }
 
 /* With tm.lock held: whether this thread polls for the models' next
@@ -945,11 +699,8 @@ timing_end (struct timing_req *r)
       .tv_sec = done / RAIDSIM_NS_PER_S, .tv_nsec = done % RAIDSIM_NS_PER_S,
     };
 
-    if (real > done) {
-      pthread_mutex_lock (&tm.stats_lock);
-      tm.bg_late++;
-      pthread_mutex_unlock (&tm.stats_lock);
-    }
+    if (real > done)
+      limits_background_late ();
     while (real < done &&
            clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
       ;
@@ -962,135 +713,37 @@ timing_end (struct timing_req *r)
   }
 
   if (real > done) {
-    pthread_mutex_lock (&tm.stats_lock);
-    tm.requests++;
-    raid_hist_record (&tm.late, real - done);
-    pthread_mutex_unlock (&tm.stats_lock);
+    limits_request (true, real - done);
     return;
   }
-  real = wait_until (done);
-  pthread_mutex_lock (&tm.stats_lock);
-  tm.requests++;
-  raid_hist_record (&tm.error, real - done);
-  pthread_mutex_unlock (&tm.stats_lock);
+  real = clock_wait_until (done, (uint64_t) raid_debug_timing_spin_us * 1000);
+  limits_request (false, real - done);
 }
 
-/* ---- statistics ---- */
+/* ---- statistics (limits.h) ---- */
 
-static json_object *
-hist_json (const struct raid_histogram *h)
-{
-  json_object *o = json_object_new_object ();
-
-  json_object_object_add (o, "count", json_object_new_uint64 (h->count));
-  json_object_object_add (o, "mean",
-                          json_object_new_double (raid_hist_mean (h)));
-  json_object_object_add (o, "p50", json_object_new_uint64
-                          (raid_hist_percentile (h, 50)));
-  json_object_object_add (o, "p99", json_object_new_uint64
-                          (raid_hist_percentile (h, 99)));
-  json_object_object_add (o, "max",
-                          json_object_new_uint64 (raid_hist_max (h)));
-  return o;
-}
-
-static json_object *
-members_json (uint32_t set)
-{
-  json_object *a = json_object_new_array ();
-  unsigned i;
-
-  for (i = 0; i < 32; ++i)
-    if (set & (UINT32_C (1) << i))
-      json_object_array_add (a, json_object_new_int (i));
-  return a;
-}
-
-/* "timing": { "model": PATH, "lookahead_ns": N, "spin_ns": N,
- *             "host_ns": N, "requests": N,
- *             "failed": [ I... ], "rebuilding": [ I... ], "resync": B,
- *                      the members' state the models last took
- *             "late":  { count, mean, p50, p99, max },  real I/O ended
- *                      after the model's time, by how much (ns)
- *             "error": { ... },   the others: return minus model time
- *             "background": { "commands": N, "late": N } }  the
- *                      member I/O of rebuilds, resyncs and checks: the
- *                      commands the models timed, and the batches whose
- *                      real I/O ended after the models' time
- */
 json_object *
 timing_json (void)
 {
-  struct raid_histogram *late, *error;
+  const struct limits_knobs k = {
+    .lookahead_ns = raid_debug_timing_lookahead_us * 1000ull,
+    .spin_ns = raid_debug_timing_spin_us * 1000ull,
+    .host_ns = raid_debug_timing_host_us * 1000ull,
+  };
   struct timing_state st;
-  json_object *o, *bg;
-  uint64_t requests, bg_cmds, bg_late;
 
-  if (tm.path == NULL)
+  if (modelfile_path () == NULL)
     return NULL;
-  late = malloc (sizeof *late);
-  error = malloc (sizeof *error);
-  if (late == NULL || error == NULL) {
-    free (late);
-    free (error);
-    return NULL;
-  }
-  pthread_mutex_lock (&tm.stats_lock);
-  *late = tm.late;
-  *error = tm.error;
-  requests = tm.requests;
-  bg_cmds = tm.bg_cmds;
-  bg_late = tm.bg_late;
-  pthread_mutex_unlock (&tm.stats_lock);
   pthread_mutex_lock (&tm.lock);
   st = tm.state;
   pthread_mutex_unlock (&tm.lock);
-
-  o = json_object_new_object ();
-  json_object_object_add (o, "model", json_object_new_string (tm.path));
-  json_object_object_add (o, "lookahead_ns", json_object_new_uint64
-                          (raid_debug_timing_lookahead_us * 1000ull));
-  json_object_object_add (o, "spin_ns", json_object_new_uint64
-                          (raid_debug_timing_spin_us * 1000ull));
-  json_object_object_add (o, "host_ns", json_object_new_uint64
-                          (raid_debug_timing_host_us * 1000ull));
-  json_object_object_add (o, "requests", json_object_new_uint64 (requests));
-  json_object_object_add (o, "failed", members_json (st.failed));
-  json_object_object_add (o, "rebuilding", members_json (st.rebuild));
-  json_object_object_add (o, "resync", json_object_new_boolean (st.resync));
-  json_object_object_add (o, "late", hist_json (late));
-  json_object_object_add (o, "error", hist_json (error));
-  bg = json_object_new_object ();
-  json_object_object_add (bg, "commands", json_object_new_uint64 (bg_cmds));
-  json_object_object_add (bg, "late", json_object_new_uint64 (bg_late));
-  json_object_object_add (o, "background", bg);
-  free (late);
-  free (error);
-  return o;
+  return limits_json (modelfile_path (), &k, st.failed, st.rebuild,
+                      st.resync);
 }
 
 void
 timing_log_summary (bool to_stderr)
 {
-  char line[512];
-
-  if (tm.path == NULL)
-    return;
-  pthread_mutex_lock (&tm.stats_lock);
-  snprintf (line, sizeof line,
-            "raid: timing: model=%s: %" PRIu64 " requests timed, %" PRIu64
-            " late (the real I/O ended after the model's time; by p50 %"
-            PRIu64 " p99 %" PRIu64 " max %" PRIu64 " ns), the others "
-            "returned after the model's time by p50 %" PRIu64 " p99 %"
-            PRIu64 " ns",
-            tm.path, tm.requests, tm.late.count,
-            raid_hist_percentile (&tm.late, 50),
-            raid_hist_percentile (&tm.late, 99), raid_hist_max (&tm.late),
-            raid_hist_percentile (&tm.error, 50),
-            raid_hist_percentile (&tm.error, 99));
-  pthread_mutex_unlock (&tm.stats_lock);
-  if (to_stderr)
-    fprintf (stderr, "nbdkit: %s\n", line);
-  else
-    nbdkit_debug ("%s", line);
+  if (modelfile_path () != NULL)
+    limits_log_summary (modelfile_path (), to_stderr);
 }

@@ -70,28 +70,6 @@ struct timing_req {
                                  * models, and the models' completion */
 };
 
-/* model=PATH: load the array file and the files it names.  -1 after
- * nbdkit_error ("model: FILE:LINE: ...").
- */
-extern int timing_config (const char *path);
-
-/* Before assembly: level=, chunk= and copies= given on the command
- * line must agree with the array file's.  0, or -1 after one
- * nbdkit_error naming the key and both values.
- */
-extern int timing_settings (const struct raid_settings *s);
-
-/* An array without md metadata (assemble.c): its level, chunk and
- * copies are the array file's.
- */
-extern void timing_fill (struct raid_settings *s);
-
-/* After assembly: the array served (from md metadata, or as filled in
- * above) must be the file's: level, chunk, copies and member count.
- */
-extern int timing_check_array (enum raid_level level, uint64_t chunk,
-                               unsigned copies, unsigned nmembers);
-
 /* The real array's state, which the models' RAID layer follows: a
  * member failed or missing (bit i: member i) is neither read nor
  * written; a member being rebuilt is read only below sync_pos (bytes
@@ -148,7 +126,9 @@ extern void timing_begin_background (struct timing_req *r,
 
 extern void timing_end (struct timing_req *r);
 
-/* The "timing" object of the statistics JSON, or NULL without model=. */
+/* The "timing" object of the statistics JSON (limits.h), or NULL
+ * without model=.
+ */
 extern json_object *timing_json (void);
 /* One summary line (see stats_log_summary). */
 extern void timing_log_summary (bool to_stderr);
