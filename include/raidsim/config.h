@@ -3,7 +3,8 @@
  *
  * An array file names its level, member count, chunk, read policy, its
  * device file(s) and its controller file; paths are relative to the
- * array file.  A device file has one [device] section, a controller file
+ * array file, and a file not found there is looked for by name in the
+ * data directories (datadir.h).  A device file has one [device] section, a controller file
  * one [controller] section; each starts with `model = NAME`, which
  * selects the model and with it the rest of the keys the section may
  * have.  Every key is described once in a parameter table (param.h), and
@@ -94,8 +95,10 @@ extern const struct raidsim_param raidsim_array_keys[];
 extern const struct raidsim_param raidsim_device_common_params[];
 extern const struct raidsim_param raidsim_controller_common_params[];
 
-/* Load and check a file, and for an array the files it names.  NULL
- * with raidsim_error () set to "FILE:LINE: KEY: what is wrong".
+/* Load and check a file, and for an array the files it names.  path
+ * is a path or a name in the data directories ("raid0-2x-fixed",
+ * datadir.h).  NULL with raidsim_error () set to "FILE:LINE: KEY: what
+ * is wrong", or to where a name was looked for.
  */
 extern struct raidsim_device_config *
 raidsim_device_config_load (const char *path);

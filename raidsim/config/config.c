@@ -5,13 +5,13 @@
  */
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "raidsim/background.h"
 #include "raidsim/config.h"
+#include "raidsim/datadir.h"
 #include "raidsim/raidkeys.h"
 #include "raidsim/embedded.h"
 #include "raidsim/error.h"
@@ -124,10 +124,12 @@ const struct raidsim_param raidsim_array_keys[] = {
     "a mirror would; and controller (the default): the controller file's "
     "mirror_reads, the copy choice of the controller or driver modelled." },
   { .name = "device", .type = RAIDSIM_PT_STRING, .offset = A (device),
-    .help = "Device file of the members, relative to this file: one path "
-    "for all members, or a comma-separated list with one per member." },
+    .help = "Device file of the members, relative to this file, or a "
+    "device's name (raidsim list devices): one for all members, or a "
+    "comma-separated list with one per member." },
   { .name = "controller", .type = RAIDSIM_PT_STRING, .offset = A (controller),
-    .help = "Controller file, relative to this file." },
+    .help = "Controller file, relative to this file, or a controller's "
+    "name (raidsim list controllers)." },
   { .name = "failed", .type = RAIDSIM_PT_STRING, .offset = A (failed),
     .def = "none",
     .help = "Members that have failed or are missing, as a comma-separated "
@@ -303,6 +305,19 @@ const struct raidsim_param raidsim_controller_common_params[] = {
 };
 #undef C
 
+/* The file path names on the command line, by path or by name in the
+ * data directories (datadir.h), into buf; among built-in files, path
+ * itself.  NULL with raidsim_error () set.
+ */
+static const char *
+locate (const struct raidsim_embedded *files, enum raidsim_kind kind,
+        const char *path, char *buf, size_t len)
+{
+  if (files == NULL && raidsim_datadir_find (kind, path, NULL, buf, len) == -1)
+    return NULL;
+  return files ? path : buf;
+}
+
 /* A config file from the file system, or with files, from that table
  * of files built into the program.
  */
@@ -445,8 +460,12 @@ raidsim_device_config_load_from (const struct raidsim_embedded *files,
 {
   struct raidsim_ini *ini;
   struct raidsim_device_config *c = NULL;
+  char found[RAIDSIM_STR_MAX];
   int sec;
 
+  if ((path = locate (files, RAIDSIM_KIND_DEVICE, path, found,
+                      sizeof found)) == NULL)
+    return NULL;
   ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
@@ -569,8 +588,12 @@ load_controller (const struct raidsim_embedded *files, const char *path)
 {
   struct raidsim_ini *ini;
   struct raidsim_controller_config *c = NULL;
+  char found[RAIDSIM_STR_MAX];
   int sec;
 
+  if ((path = locate (files, RAIDSIM_KIND_CONTROLLER, path, found,
+                      sizeof found)) == NULL)
+    return NULL;
   ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
@@ -632,29 +655,17 @@ raidsim_array_config_free (struct raidsim_array_config *c)
 }
 
 /* A path in an array file is relative to the array file's directory,
- * so that configs/ can be used from anywhere; among built-in files, it
- * is the name of one in the same table.  Returns 0 or -1.
+ * so that configs/ can be used from anywhere, and then a name in the
+ * data directories (datadir.h); among built-in files, it is the name of
+ * one in the same table.  Returns 0 or -1.
  */
 static int
-relative_to (const struct raidsim_array_config *ac, const char *path,
-             char *out, size_t len)
+relative_to (const struct raidsim_array_config *ac, enum raidsim_kind kind,
+             const char *path, char *out, size_t len)
 {
-  char *copy;
-
   if (ac->files)
     return raidsim_embedded_path (ac->path, path, out, len);
-  if (path[0] == '/') {
-    snprintf (out, len, "%s", path);
-    return 0;
-  }
-  copy = strdup (ac->path);
-  if (copy == NULL) {
-    snprintf (out, len, "%s", path);
-    return 0;
-  }
-  snprintf (out, len, "%s/%s", dirname (copy), path);
-  free (copy);
-  return 0;
+  return raidsim_datadir_find (kind, path, ac->path, out, len);
 }
 
 static char *
@@ -744,9 +755,13 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
   struct raidsim_array_config *c = NULL;
   unsigned lines[ARRAY_NPARAMS] = { 0 };
   unsigned *linesp[] = { lines };
+  char found[RAIDSIM_STR_MAX];
   int sec;
   unsigned i;
 
+  if ((path = locate (files, RAIDSIM_KIND_ARRAY, path, found,
+                      sizeof found)) == NULL)
+    return NULL;
   ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
@@ -819,7 +834,7 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
                            (unsigned) c->members);
         goto err;
       }
-      if (relative_to (c, tok, file, sizeof file) == -1
+      if (relative_to (c, RAIDSIM_KIND_DEVICE, tok, file, sizeof file) == -1
           || (c->devices[n] = raidsim_device_config_load_from (files, file))
           == NULL) {
         raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
@@ -840,7 +855,8 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
     for (i = 1; n == 1 && i < c->members; ++i) {
       char file[RAIDSIM_STR_MAX * 2];
 
-      if (relative_to (c, trim_blanks (c->device), file, sizeof file) == -1
+      if (relative_to (c, RAIDSIM_KIND_DEVICE, trim_blanks (c->device),
+                       file, sizeof file) == -1
           || (c->devices[i] = raidsim_device_config_load_from (files, file))
           == NULL)
         goto err;
@@ -850,7 +866,8 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
   {
     char file[RAIDSIM_STR_MAX * 2];
 
-    if (relative_to (c, c->controller, file, sizeof file) == -1
+    if (relative_to (c, RAIDSIM_KIND_CONTROLLER, c->controller, file,
+                     sizeof file) == -1
         || (c->ctl = load_controller (files, file)) == NULL) {
       raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
                          lines[ARRAY_CONTROLLER]);
@@ -1059,7 +1076,9 @@ raidsim_config_reference (FILE *fp, bool markdown)
              "that `raidsim run` reads from a job file.  An unknown key, a "
              "key given twice in a section, and a value out of range are "
              "errors reported as `FILE:LINE: KEY: what is wrong`.  Paths in "
-             "an array file are relative to that file.\n"
+             "an array file are relative to that file; a file not found "
+             "there is looked for by name in the data directories "
+             "(`raidsim list`).\n"
              "\n"
              "Config files are INI: `[section]` headers, `key = value` lines, "
              "and comments that start with `;` or `#` at the start of a line "
