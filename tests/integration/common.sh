@@ -22,8 +22,10 @@
 #   requires_perl_module: each exits 77 (meson's skip) with a line that
 #   says what is missing;  must_be_built: a missing build product is a
 #   failure (exit 1), not a skip;
-# - fail, the one way a check fails (fatal, or counted after keep_going),
-#   and finish;
+# - ok, and fail, the one way a check fails (fatal, or counted after keep_going),
+#   and end_checks;
+# - run_scenarios, which tears down each scenario's servers before the
+#   next starts;
 # - uri, wait_until, wait_log, wait_readable, and the md helpers the
 #   tests share: md_field, md_events, md_data_offset and md_same_data
 #   (mdadm --examine), md_bitmap_x,
@@ -152,7 +154,7 @@ failures=0
 _common_keep_going=
 
 # keep_going: from here on fail counts a failure and returns, so that one
-# run reports every check that fails; the test ends with finish.
+# run reports every check that fails; the test ends with end_checks.
 keep_going () { _common_keep_going=1; }
 
 # fail MESSAGE: a check failed.  Shows FAIL_LOGS, then "PROG: FAIL:
@@ -177,9 +179,9 @@ fail ()
 # ok MESSAGE: a check passed.
 ok () { say "ok: $*"; }
 
-# finish [MESSAGE]: the end of a test that went on after failures: "N
+# end_checks [MESSAGE]: the end of a test that went on after failures: "N
 # failures" and exit 1, or MESSAGE (default "all passed") and exit 0.
-finish ()
+end_checks ()
 {
   if [ "$failures" -ne 0 ]; then
     say "$failures failures"
@@ -203,6 +205,21 @@ _common_on_exit ()
   exit "$rc"
 }
 trap _common_on_exit EXIT
+
+# ---- scenarios ------------------------------------------------------------
+
+# run_scenarios NAME...: scenario_NAME for each NAME in turn; what each
+# registered with at_exit (its servers, its loop devices) is torn down
+# before the next starts, and what was registered before stays.
+run_scenarios ()
+{
+  local s mark
+  for s in "$@"; do
+    mark=${#_raidsim_cleanups[@]}
+    "scenario_$s"
+    run_cleanups_since "$mark"
+  done
+}
 
 # ---- waiting ------------------------------------------------------------
 

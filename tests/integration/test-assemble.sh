@@ -638,11 +638,5 @@ scenario_ro ()
 }
 
 all=(shuffle stale crash crash1 behind1 split foreign keys missing none mix ro)
-for s in "${@:-${all[@]}}"; do
-  "scenario_$s"
-  # Stop this scenario's servers before the next starts; the clean-up
-  # stack is empty after, so the scratch directory goes back on it.
-  run_cleanups
-  at_exit rm -rf "$tmp"
-done
+run_scenarios "${@:-${all[@]}}"
 say "all scenarios passed"

@@ -104,4 +104,4 @@ bad timeout  level=1 timeout= a.img b.img
 bad timeout  level=1 timeout=86401s a.img b.img         # over a day
 bad timeout  level=1 timeout=1s timeout=2s a.img b.img  # twice
 
-finish
+end_checks

@@ -12,23 +12,36 @@
 # fail      exits 1, says "FAIL: MESSAGE" on stderr after the logs in
 #           FAIL_LOGS, runs nothing after it, and still runs the clean-up
 #           stack.  After keep_going it goes on, says each failure on
-#           stdout, and the script exits 1 through finish or however else
-#           it ends; with no failure, finish exits 0.
+#           stdout, and the script exits 1 through end_checks or however else
+#           it ends; with no failure, end_checks exits 0.
 # wait      wait_until returns as soon as its command succeeds (a file
 #           made 0.3 s later), and fails after its time with "after N ms:
 #           WHAT" having tried again and again; wait_log likewise for a
 #           log line.
 # paths     RAIDSIM=relative/path is made absolute against the directory
 #           the test started in; the defaults are under BUILD_ROOT.
+# control   ctl_ok of a socket that is not there fails, naming the verb
+#           (where raidsim is built).
+# md        on a RAID 1 that raidsim create wrote (where mdadm is
+#           installed): md_events is 0, md_data_offset is the data offset
+#           create printed, md_same_data passes, and fails once one byte
+#           of one member's data area differs.
+# scenarios run_scenarios tears down what one scenario registered with
+#           at_exit before the next, and keeps what came before.
 # json      uri, jget and json_flat print exactly what the tests compare.
 #
 # This test does not trust the helpers for its own verdict: it counts
 # its own failures and exits with them.
 # Mutants killed: requires returning 0 instead of exiting 77 (requires:
-# the script goes on); fail returning 0 in a test that does not keep
-# going (fail: exit 0); the exit trap not turning counted failures into
-# exit 1 (fail: a keep-going script that ends without finish exits 0);
-# wait_until failing on its first try, or never failing (wait).
+# the script goes on); fail returning instead of exiting (fail: what
+# follows it runs), or neither counting nor exiting (fail: exit 0); the
+# exit trap not turning counted failures into
+# exit 1 (fail: a keep-going script that ends without end_checks exits 0);
+# wait_until failing on its first try, or never failing (wait);
+# requires_perl_module, requires_nbdkit_filter or requires_root never
+# skipping; must_be_built passing a missing file; the paths left
+# relative; json_flat dropping booleans; jget not indexing arrays; uri
+# misspelt; md_same_data comparing nothing (md).
 #
 # Run: meson test -C build common
 #  or: tests/integration/test-common.sh
@@ -154,24 +167,35 @@ run keep-going 'keep_going
 fail "first"
 [ 1 = 2 ] || fail "second"
 echo after
-finish'
+end_checks'
 expect keep-going 1
 has keep-going out '^t\.sh: FAIL: first$'
 has keep-going out '^t\.sh: FAIL: second$'
 has keep-going out '^after$'
 has keep-going out '^t\.sh: 2 failures$'
 
-run keep-going-no-finish 'keep_going
+run keep-going-no-end 'keep_going
 fail "counted"
 echo after'
-expect keep-going-no-finish 1
-has keep-going-no-finish out '^after$'
+expect keep-going-no-end 1
+has keep-going-no-end out '^after$'
 
 run keep-going-pass 'keep_going
 [ 1 = 1 ] || fail "not this"
-finish "all fine"'
+end_checks "all fine"'
 expect keep-going-pass 0
 has keep-going-pass out '^t\.sh: all fine$'
+
+# ---- run_scenarios -------------------------------------------------------------
+
+run scenarios 'touch kept; at_exit rm -f "$PWD/kept"
+scenario_one () { touch one; at_exit rm -f "$PWD/one"; }
+scenario_two () { [ ! -e one ] || fail "one is still there"; [ -e kept ] || fail "kept is gone"; echo two ran; }
+run_scenarios one two
+[ -e kept ] || fail "kept is gone after the scenarios"'
+expect scenarios 0
+has scenarios out '^two ran$'
+if [ -e "$tmp/scenarios/kept" ]; then nok "run_scenarios: the clean-up stack did not run at exit"; else pass "run_scenarios: what came before was cleaned up at exit"; fi
 
 # ---- waiting -------------------------------------------------------------------
 
@@ -208,6 +232,43 @@ rc=0
 expect paths 0
 has paths out "^RAIDSIM=$tmp/paths/rel/raidsim\$"
 has paths out "^NBD_IO=$SRCDIR/build/tests/lib/nbd-io\$"
+
+# ---- the control socket and md metadata ----------------------------------------
+
+if [ -x "$RAIDSIM" ]; then
+  run ctl-ok 'CTL=$PWD/no-such-socket
+ctl_ok detail
+echo after'
+  expect ctl-ok 1
+  has ctl-ok err '^t\.sh: FAIL: control detail: '
+  lacks ctl-ok out '^after$'
+else
+  echo "ctl_ok: not tried, $RAIDSIM is not built"
+fi
+
+if [ -x "$RAIDSIM" ] && command -v mdadm >/dev/null 2>&1; then
+  # Two members of a RAID 1 as raidsim create writes them: the same data
+  # area, then one byte of it changed in b.img only.
+  run md 'truncate -s 8M a.img b.img
+"$RAIDSIM" create --level=1 --assume-clean a.img b.img >create.out 2>&1 ||
+  fail "raidsim create: $(cat create.out)"
+echo "events $(md_events a.img)"
+echo "offset $(md_data_offset a.img)"
+md_same_data a.img b.img
+echo "same before"
+printf x | dd of=b.img bs=1 seek=$(( $(md_data_offset b.img) + 4097 )) conv=notrunc status=none
+md_same_data a.img b.img
+echo after'
+  expect md 1
+  has md out '^events 0$'
+  want=$(( $(sed -n 's/^  data offset: [0-9]* sectors (\([0-9]*\) bytes).*/\1/p' "$tmp/md/create.out") + 0 ))
+  has md out "^offset $want\$"
+  has md out '^same before$'
+  has md err '^t\.sh: FAIL: copies a\.img and b\.img differ: '
+  lacks md out '^after$'
+else
+  echo "md_events, md_data_offset, md_same_data: not tried without raidsim and mdadm"
+fi
 
 # ---- uri and JSON --------------------------------------------------------------
 

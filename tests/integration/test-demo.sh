@@ -120,4 +120,4 @@ else
   fail "demo without nbdfuse:"; cat "$tmp/nofuse.out"
 fi
 
-finish
+end_checks

@@ -115,4 +115,4 @@ else
   fail "X5: $LD does not mount even after nbdkit exited: $(cat mount.err)"
 fi
 
-finish
+end_checks

@@ -340,4 +340,4 @@ run_case raid0-3x16k  0   3 16K  ""     ""             200k 12k  exact
 run_case raid10-3x64k 10  3 64K  2      first          80k  24k  exact
 run_case raid1-2      1   2 64K  ""     least-pending  96k  12k  totals
 
-finish
+end_checks

@@ -172,4 +172,4 @@ else
   fail "bash completion ($comp): no list or --paths"
 fi
 
-finish
+end_checks

@@ -165,4 +165,4 @@ else
   fail "E5: the read took $secs s, want 1 to 1.9"
 fi
 
-finish
+end_checks

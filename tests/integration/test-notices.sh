@@ -165,4 +165,4 @@ else
   fail "q4-docs: README.md or the man page does not say -D raid.io=1 needs -v"
 fi
 
-finish
+end_checks

@@ -317,4 +317,4 @@ array raid1-nbd-delay "s1c:s1d" level=1 "$tmp/s1c" \
 array raid10-4-near2 "s10a:s10b s10c:s10d" level=10 chunk=64K \
   "$tmp/s10a" "$tmp/s10b" "$tmp/s10c" "$tmp/s10d"
 
-finish "every copy the same after overlapping writes, Y over X wherever they overlap"
+end_checks "every copy the same after overlapping writes, Y over X wherever they overlap"

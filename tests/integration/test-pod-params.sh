@@ -77,4 +77,4 @@ while IFS= read -r item; do
     fail "the pod documents '$item', which the plugin does not have"
   fi
 done < "$tmp/items"
-finish
+end_checks

@@ -286,4 +286,4 @@ if start model="$SRCDIR/configs/arrays/single-hdd-7200.ini" s2.img; then
   stop
 fi
 
-finish PASS
+end_checks PASS

@@ -788,4 +788,4 @@ else
   grep stats "$DIR/nbdkit.log" || true
 fi
 
-finish
+end_checks

@@ -260,4 +260,4 @@ else
   fail "H: nbdkit exited $RC after $SECS s, want non-zero with one line naming the member and the timeout: $(cat "$D/err")"
 fi
 
-finish
+end_checks

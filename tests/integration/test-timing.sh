@@ -191,4 +191,4 @@ else
   echo "section 3 skipped: NBD_IO (build/tests/lib/nbd-io) is not given"
 fi
 
-finish PASS
+end_checks PASS

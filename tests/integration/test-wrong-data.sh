@@ -486,11 +486,5 @@ scenario_ro ()
 }
 
 all=(dead extents shrink1 shrink10 shrink0 last1 last10 repair ro)
-for s in "${@:-${all[@]}}"; do
-  "scenario_$s"
-  # Stop this scenario's servers before the next starts; the clean-up
-  # stack is empty after, so the scratch directory goes back on it.
-  run_cleanups
-  at_exit rm -rf "$tmp"
-done
+run_scenarios "${@:-${all[@]}}"
 say "all scenarios passed"
