@@ -62,6 +62,31 @@ raid_hist_add (struct raid_histogram *h, uint64_t v)
     h->max = v;
 }
 
+/* Record n samples of v, as n calls of raid_hist_add would. */
+static inline void
+raid_hist_add_n (struct raid_histogram *h, uint64_t v, uint64_t n)
+{
+  unsigned i;
+
+  if (n == 0)
+    return;
+  if (v < RAID_HIST_SUB)
+    i = (unsigned) v;
+  else {
+    unsigned m = 63 - __builtin_clzll (v);
+
+    i = (m - RAID_HIST_SUB_BITS + 1) * RAID_HIST_SUB +
+      (unsigned) ((v >> (m - RAID_HIST_SUB_BITS)) - RAID_HIST_SUB);
+  }
+  h->bucket[i] += n;
+  h->count += n;
+  h->sum += (unsigned __int128) v * n;
+  if (v < h->min)
+    h->min = v;
+  if (v > h->max)
+    h->max = v;
+}
+
 /* 0 if empty. */
 extern uint64_t raid_hist_min (const struct raid_histogram *h);
 extern uint64_t raid_hist_max (const struct raid_histogram *h);

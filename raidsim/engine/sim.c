@@ -62,9 +62,24 @@ struct hreq {
   struct hreq *free_next;
 };
 
+/* A job's stage samples not yet in its histograms: per stage, the
+ * value of its first sample and how many samples since had that value.
+ * Most stages of most runs take one value over and over (a fixed
+ * controller overhead, no host queue, no coalescing), and counting a
+ * repeat is far cheaper than a histogram's add; other values go to the
+ * histogram at once.  The histograms end with the same samples
+ * (flush_stages), and their order does not matter to them.
+ */
+struct stage_runs {
+  uint64_t v[RAIDSIM_NSTAGES];
+  uint64_t n[RAIDSIM_NSTAGES];
+  bool set;
+};
+
 struct thread {
   struct raidsim_worker w;
   struct raidsim_job_result *res;
+  struct stage_runs *runs;      /* its job's */
   unsigned inflight;
   bool flushing;                /* a flush in flight: issue nothing */
   bool finished;                /* stopped issuing, nothing in flight */
@@ -133,6 +148,7 @@ struct raidsim_sim {
 
   unsigned njobs;
   struct raidsim_job_result *jobs;
+  struct stage_runs *runs;      /* one per job */
   unsigned nthreads;
   struct thread *threads;
 
@@ -335,33 +351,62 @@ dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
  * completed at now; a command the controller's cache acknowledged at
  * now spent all of its request's time in the controller.
  */
+static inline void
+stage_add (struct raidsim_job_result *r, struct stage_runs *sr,
+           enum raidsim_stage i, uint64_t v)
+{
+  if (v == sr->v[i])
+    sr->n[i]++;
+  else
+    raid_hist_add (&r->stage[i], v);
+}
+
+/* Put a job's pending stage samples in its histograms. */
 static void
-record_stages (struct raidsim_job_result *r, const struct hreq *h,
-               const struct cmd *c, raidsim_ns now)
+flush_stages (struct raidsim_job_result *r, struct stage_runs *sr)
+{
+  unsigned i;
+
+  for (i = 0; i < RAIDSIM_NSTAGES; ++i) {
+    raid_hist_add_n (&r->stage[i], sr->v[i], sr->n[i]);
+    sr->n[i] = 0;
+  }
+}
+
+static void
+record_stages (struct raidsim_job_result *r, struct stage_runs *sr,
+               const struct hreq *h, const struct cmd *c, raidsim_ns now)
 {
   raidsim_ns link;
 
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_HOST_QUEUE],
-                       h->issued - h->due);
+  if (!sr->set) {
+    /* The first request's stages are the values counted by repeats. */
+    sr->set = true;
+    sr->v[RAIDSIM_STAGE_HOST_QUEUE] = h->issued - h->due;
+    if (c->acked) {
+      sr->v[RAIDSIM_STAGE_CONTROLLER] = now - c->t_submit;
+    }
+    else {
+      sr->v[RAIDSIM_STAGE_CONTROLLER] = c->t_issue - c->t_submit;
+      sr->v[RAIDSIM_STAGE_COALESCE] = now - c->t_member;
+    }
+  }
+  stage_add (r, sr, RAIDSIM_STAGE_HOST_QUEUE, h->issued - h->due);
   if (c->acked) {
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
-                         now - c->t_submit);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], 0);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_LINK], 0);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE], 0);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE], 0);
+    stage_add (r, sr, RAIDSIM_STAGE_CONTROLLER, now - c->t_submit);
+    stage_add (r, sr, RAIDSIM_STAGE_COALESCE, 0);
+    stage_add (r, sr, RAIDSIM_STAGE_LINK, 0);
+    stage_add (r, sr, RAIDSIM_STAGE_DEVICE_QUEUE, 0);
+    stage_add (r, sr, RAIDSIM_STAGE_DEVICE_SERVICE, 0);
     return;
   }
   link = c->io.dir == RAIDSIM_WRITE ? c->t_dev - c->t_issue
     : c->t_member - c->t_reaped;
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
-                       c->t_issue - c->t_submit);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], now - c->t_member);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_LINK], link);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE],
-                       c->t_start - c->t_dev);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE],
-                       c->t_reaped - c->t_start);
+  stage_add (r, sr, RAIDSIM_STAGE_CONTROLLER, c->t_issue - c->t_submit);
+  stage_add (r, sr, RAIDSIM_STAGE_COALESCE, now - c->t_member);
+  stage_add (r, sr, RAIDSIM_STAGE_LINK, link);
+  stage_add (r, sr, RAIDSIM_STAGE_DEVICE_QUEUE, c->t_start - c->t_dev);
+  stage_add (r, sr, RAIDSIM_STAGE_DEVICE_SERVICE, c->t_reaped - c->t_start);
 }
 
 /* One line of fio 3.33's latency log with log_offset=1 (flush_samples):
@@ -400,7 +445,7 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
   else if (h->req.measured) {
     struct raidsim_dir_result *d = &t->res->dir[h->req.dir];
 
-    record_stages (t->res, h, c, now);
+    record_stages (t->res, t->runs, h, c, now);
     d->ios++;
     d->bytes += h->req.len;
     raid_hist_record (&d->lat, now - h->issued);
@@ -886,6 +931,7 @@ raidsim_sim_free (struct raidsim_sim *s)
   raidsim_array_free (s->array);
   raidsim_engine_free (s->engine);
   free (s->jobs);
+  free (s->runs);
   free (s->threads);
   free (s->hreqs);
   free (s->cmds);
@@ -998,10 +1044,11 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
   s->njobs = jf->njobs;
   s->jobs = calloc (s->njobs, sizeof *s->jobs);
+  s->runs = calloc (s->njobs, sizeof *s->runs);
   s->threads = calloc (s->nthreads, sizeof *s->threads);
   s->hreqs = calloc (nhreqs, sizeof *s->hreqs);
   s->cmds = calloc (ncmds, sizeof *s->cmds);
-  if (!s->jobs || !s->threads || !s->hreqs || !s->cmds)
+  if (!s->jobs || !s->runs || !s->threads || !s->hreqs || !s->cmds)
     goto nomem;
   for (i = 0; i < nhreqs; ++i) {
     s->hreqs[i].free_next = s->free_hreqs;
@@ -1044,6 +1091,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
       raidsim_job_thread_region (jf, job, s->array_size, i, &r);
       s->threads[k].res = &s->jobs[j];
+      s->threads[k].runs = &s->runs[j];
       s->threads[k].sim = s;
       raidsim_event_init (&s->threads[k].wake, thread_wake_fire);
       raidsim_worker_init_region (&s->threads[k].w, job, &r, seed, j, i);
@@ -1159,6 +1207,8 @@ raidsim_sim_run (struct raidsim_sim *s)
     s->end = s->window_start;
   for (i = 0; i < s->nmembers; ++i)
     member_account (s, &s->m[i], s->end);
+  for (i = 0; i < s->njobs; ++i)
+    flush_stages (&s->jobs[i], &s->runs[i]);
   if (s->bg)
     raidsim_bg_finish (s->bg);
   return 0;
