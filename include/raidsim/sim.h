@@ -100,6 +100,10 @@ struct raidsim_job_result {
    * in the stages.
    */
   struct raidsim_dir_result flush;
+  /* Trims (rw=trim, randtrim, trimwrite): count, bytes and latency, as
+   * fio reports its trim direction.  Not in the stages.
+   */
+  struct raidsim_dir_result trim;
   /* Both directions' measured requests, ns (enum raidsim_stage). */
   struct raid_histogram stage[RAIDSIM_NSTAGES];
 };
@@ -113,6 +117,7 @@ struct raidsim_member_result {
   unsigned __int128 queue_area;  /* integral of commands at the device, ns */
   unsigned max_queue;
   uint64_t flushes;              /* flush commands that reached the device */
+  uint64_t trims, trim_bytes;    /* trim commands that reached it */
 };
 
 struct raidsim_sim;

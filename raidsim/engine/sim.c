@@ -49,6 +49,15 @@ struct cmd {
   };
   bool bg;                      /* the background stream's command */
   bool acked;                   /* the controller's cache acknowledged it */
+  /* A FUA write (hostreq fua).  The device models have no FUA command,
+   * so its member gets it as the block layer sends a FUA write to a
+   * drive with a volatile cache and no FUA (blk-flush.c, a post-flush):
+   * the write, then a flush of that member once the write completes;
+   * the command is done when the flush is.  fua_flushing: its flush is
+   * at the device (io.flush set, the write's range kept here).
+   */
+  bool fua, fua_flushing;
+  uint64_t fua_offset, fua_len;
   struct cmd *free_next;
 };
 
@@ -273,6 +282,12 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     if (now >= s->window_start)
       m->res.flushes++;
   }
+  else if (c->io.trim) {
+    if (now >= s->window_start) {
+      m->res.trims++;
+      m->res.trim_bytes += c->io.len;
+    }
+  }
   else if (now >= s->window_start) {
     m->res.ios[c->io.dir]++;
     m->res.bytes[c->io.dir] += c->io.len;
@@ -284,7 +299,8 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   /* The stream's idle test looks at the host's I/O at each member. */
   if (s->bg && !c->bg && !c->io.flush)
     raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
-  c->t_dev = now;
+  if (!c->fua_flushing)
+    c->t_dev = now;
   c->io.started = RAIDSIM_NEVER;
   m->ops->submit (m->dev, &c->io, now);
   m->dev_next = m->ops->next (m->dev);
@@ -321,7 +337,8 @@ cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct sim_member *m = &s->m[c->io.member];
 
   c->t_issue = now;
-  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0 && !c->io.flush)
+  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0 && !c->io.flush &&
+      !c->io.trim)
     transit_push (s, m, c, now);
   else
     dev_submit (s, c, now);
@@ -343,8 +360,27 @@ dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
   if (c->io.dir == RAIDSIM_READ && m->npath > 0)
     transit_push (s, m, c, now);
-  else
+  else if (c->fua && !c->fua_flushing) {
+    /* The write is done: its post-flush goes to the same member. */
+    c->fua_flushing = true;
+    c->fua_offset = c->io.offset;
+    c->fua_len = c->io.len;
+    c->io.flush = true;
+    c->io.fua = false;
+    c->io.offset = 0;
+    c->io.len = 0;
+    dev_submit (s, c, now);
+  }
+  else {
+    if (c->fua_flushing) {
+      c->fua_flushing = false;
+      c->io.flush = false;
+      c->io.fua = true;
+      c->io.offset = c->fua_offset;
+      c->io.len = c->fua_len;
+    }
     member_finished (s, c, now);
+  }
 }
 
 /* The stages (sim.h) of c, the command its request waited for last,
@@ -438,6 +474,15 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
     if (h->req.measured) {
       t->res->flush.ios++;
       raid_hist_record (&t->res->flush.lat, now - h->issued);
+      if (now > t->res->end)
+        t->res->end = now;
+    }
+  }
+  else if (h->req.trim) {
+    if (h->req.measured) {
+      t->res->trim.ios++;
+      t->res->trim.bytes += h->req.len;
+      raid_hist_record (&t->res->trim.lat, now - h->issued);
       if (now > t->res->end)
         t->res->end = now;
     }
@@ -640,8 +685,12 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   c->parent = ctx->h;
   c->bg = false;
   c->acked = false;
+  c->fua = ctx->h->req.fua && !ctx->h->req.trim;
+  c->fua_flushing = false;
   c->io.dir = ctx->h->req.dir;
   c->io.flush = ctx->h->req.flush;
+  c->io.trim = ctx->h->req.trim;
+  c->io.fua = c->fua;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -750,8 +799,11 @@ bg_send (void *opaque, enum raidsim_dir dir,
   c->tag = tag;
   c->bg = true;
   c->acked = false;
+  c->fua = c->fua_flushing = false;
   c->io.dir = dir;
   c->io.flush = false;
+  c->io.trim = false;
+  c->io.fua = false;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -834,8 +886,11 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
       if (h->pending == 0)
         host_done (s, h, NULL, now);
     }
-    else if (raidsim_array_split (s->array, h->req.dir, h->req.offset,
-                                  h->req.len, send_cmd, &ctx) != 0) {
+    else if (h->req.trim
+             ? raidsim_array_discard (s->array, h->req.offset, h->req.len,
+                                      send_cmd, &ctx) != 0
+             : raidsim_array_split (s->array, h->req.dir, h->req.offset,
+                                    h->req.len, send_cmd, &ctx) != 0) {
       fprintf (stderr, "raidsim: internal error: %s\n", raidsim_error ());
       abort ();
     }
@@ -1086,6 +1141,7 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     for (i = 0; i < RAIDSIM_NSTAGES; ++i)
       raid_hist_init (&s->jobs[j].stage[i]);
     raid_hist_init (&s->jobs[j].flush.lat);
+    raid_hist_init (&s->jobs[j].trim.lat);
     for (i = 0; i < job->numjobs; ++i, ++k) {
       struct raidsim_region r;
 
