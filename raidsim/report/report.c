@@ -294,6 +294,16 @@ job_object (const struct raidsim_job_result *r)
     json_object_object_add (sy, "lat_ns", lat_object (&r->flush.lat, true));
     json_object_object_add (o, "sync", sy);
   }
+  /* raidsim's own: the job stopped early (raidsim_sim_set_precision). */
+  if (r->stopped_at_precision > 0) {
+    json_object *es = json_object_new_object ();
+
+    json_object_object_add (es, "precision",
+                            jdouble (r->stopped_at_precision));
+    json_object_object_add (es, "simulated_ms",
+                            juint (elapsed (r) / RAIDSIM_NS_PER_MS));
+    json_object_object_add (o, "raidsim stopped early", es);
+  }
   /* fio's "trim" object: count, bytes, bandwidth, latency. */
   if (shows_trim (r)) {
     json_object *tr = json_object_new_object ();
@@ -746,6 +756,15 @@ report_table (FILE *fp, const struct raidsim_sim *s)
                raid_hist_percentile (h, 95) / 1e3,
                raid_hist_percentile (h, 99) / 1e3,
                raid_hist_max (h) / 1e3);
+    }
+    if (r->stopped_at_precision > 0) {
+      fprintf (fp, "  stopped early: the 95%% intervals of IOPS, MB/s and "
+               "mean latency within %g%% of their means after %.3f s of "
+               "simulated time", r->stopped_at_precision * 100,
+               elapsed (r) / 1e9);
+      if (j->time_based && j->runtime)
+        fprintf (fp, " of runtime %.3f s", j->runtime / 1e9);
+      fprintf (fp, " (raidsim run --precision 0 runs it all)\n");
     }
     /* fio's trim lines. */
     if (shows_trim (r)) {
