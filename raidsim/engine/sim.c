@@ -112,7 +112,7 @@ struct early {
   raidsim_ns t0;                /* the current batch's start */
   struct es_batch cur, b[ES_MAX];
   unsigned nb;
-  bool started, done;
+  bool started, ready, done;
 };
 
 struct thread {
@@ -581,24 +581,49 @@ es_count (struct raidsim_sim *s, unsigned job, const struct hreq *h,
       if (!es_tight (f[i][d], e->nb, e->precision))
         return;
   }
+  e->ready = true;
   es_stop (s, job, now);
 }
 
-/* Every figure of the job is known to its precision: its threads stop
- * issuing, as when its runtime ends.
+/* Whether job j is still running (some thread not finished). */
+static bool
+job_running (const struct raidsim_sim *s, unsigned j)
+{
+  unsigned i;
+
+  for (i = 0; i < s->nthreads; ++i)
+    if (s->threads[i].res == &s->jobs[j] && !s->threads[i].finished)
+      return true;
+  return false;
+}
+
+/* Every figure of the job is known to its precision.  Jobs that run
+ * together share the array, so one stopping would change what the
+ * others measure: the job's group stops once every job of it still
+ * running is ready too, its threads then stopping as when a runtime
+ * ends.
  */
 static void
 es_stop (struct raidsim_sim *s, unsigned job, raidsim_ns now)
 {
-  struct early *e = &s->early[job];
-  unsigned i;
+  unsigned g = s->jobs[job].job->group, i, j;
 
-  e->done = true;
-  s->jobs[job].stopped_at_precision = e->precision;
+  for (j = 0; j < s->njobs; ++j)
+    if (s->jobs[j].job->group == g && job_running (s, j) &&
+        !s->early[j].ready)
+      return;
+  for (j = 0; j < s->njobs; ++j) {
+    if (s->jobs[j].job->group != g || !s->early[j].ready ||
+        s->early[j].done)
+      continue;
+    s->early[j].done = true;
+    s->jobs[j].stopped_at_precision = s->early[j].precision;
+  }
   for (i = 0; i < s->nthreads; ++i) {
     struct thread *o = &s->threads[i];
 
-    if (o->res != &s->jobs[job] || o->finished || o->w.stopped)
+    if (o->w.job->group != g || o->finished || o->w.stopped ||
+        !s->early[o->res - s->jobs].done)
       continue;
     o->w.stopped = true;
     if (o->started && o->inflight == 0) {
@@ -632,7 +657,7 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
       if (now > t->res->end)
         t->res->end = now;
       if (s->early[t->res - s->jobs].precision > 0 &&
-          !s->early[t->res - s->jobs].done)
+          !s->early[t->res - s->jobs].ready)
         es_count (s, t->res - s->jobs, h, now);
     }
   }
@@ -648,7 +673,7 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
     if (s->lat_logs)
       lat_log (s, t->res, h, now);
     if (s->early[t->res - s->jobs].precision > 0 &&
-        !s->early[t->res - s->jobs].done)
+        !s->early[t->res - s->jobs].ready)
       es_count (s, t->res - s->jobs, h, now);
   }
   t->inflight--;
@@ -907,6 +932,13 @@ thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   unsigned i;
 
   t->finished = true;
+  /* A job of its group may be waiting for this one to stop early. */
+  for (i = 0; i < s->njobs; ++i)
+    if (s->early[i].ready && !s->early[i].done &&
+        s->jobs[i].job->group == job->group) {
+      es_stop (s, i, now);
+      break;
+    }
   if (s->jf->exitall)
     exit_all (s, t, now);
   if (s->waiting) {

@@ -48,28 +48,24 @@ shows_trim (const struct raidsim_job_result *r)
   return r->job->trim != RAIDSIM_TRIM_NONE || r->trim.ios > 0;
 }
 
+/* Whether any member had a flush (or, trims, a trim), for the
+ * members' figures.
+ */
 static bool
-any_member_trim (const struct raidsim_sim *s)
+any_member_had (const struct raidsim_sim *s, bool trims)
 {
   unsigned i;
 
-  for (i = 0; i < raidsim_sim_nmembers (s); ++i)
-    if (raidsim_sim_member (s, i)->trims)
+  for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
+    const struct raidsim_member_result *m = raidsim_sim_member (s, i);
+
+    if (trims ? m->trims : m->flushes)
       return true;
+  }
   return false;
 }
-
-/* Whether any member had a flush, for the members' figures. */
-static bool
-any_member_flush (const struct raidsim_sim *s)
-{
-  unsigned i;
-
-  for (i = 0; i < raidsim_sim_nmembers (s); ++i)
-    if (raidsim_sim_member (s, i)->flushes)
-      return true;
-  return false;
-}
+#define any_member_flush(s) any_member_had ((s), false)
+#define any_member_trim(s) any_member_had ((s), true)
 
 static raidsim_ns
 elapsed (const struct raidsim_job_result *r)
