@@ -3,7 +3,8 @@
  *
  * An array file names its level, member count, chunk, read policy, its
  * device file(s) and its controller file; paths are relative to the
- * array file.  A device file has one [device] section, a controller file
+ * array file, and a file not found there is looked for by name in the
+ * data directories (datadir.h).  A device file has one [device] section, a controller file
  * one [controller] section; each starts with `model = NAME`, which
  * selects the model and with it the rest of the keys the section may
  * have.  Every key is described once in a parameter table (param.h), and
@@ -21,7 +22,14 @@
 #include "raidsim/controller.h"
 #include "raidsim/device.h"
 #include "raidsim/geometry.h"
+#include "raidsim/link.h"
 #include "raidsim/param.h"
+
+/* An array file's read-policy when it names none: the controller
+ * file's mirror_reads (raidsim_array_config_params resolves it).
+ */
+#define RAIDSIM_POLICY_CONTROLLER (RAIDSIM_POLICY_ALL + 1)
+#define RAIDSIM_POLICY_CONTROLLER_NAME "controller"
 
 struct raidsim_device_config {
   char path[RAIDSIM_STR_MAX];
@@ -31,19 +39,20 @@ struct raidsim_device_config {
   void *params;                 /* ops->params_size bytes */
 };
 
-enum raidsim_duplex {
-  RAIDSIM_HALF_DUPLEX,
-  RAIDSIM_FULL_DUPLEX,
-};
-
 struct raidsim_controller_config {
   char path[RAIDSIM_STR_MAX];
   char model[RAIDSIM_STR_MAX];
-  uint64_t port_bandwidth;      /* bytes/s per member; 0: unlimited */
-  int port_duplex;
-  uint64_t uplink_bandwidth;    /* bytes/s shared by all; 0: unlimited */
-  int uplink_duplex;
+  struct raidsim_link_spec port;   /* each member's own link */
+  struct raidsim_link_spec uplink; /* the link all members share */
   bool merge_pieces;            /* one command per run of pieces */
+  /* How the controller reads a mirror (RAID 1, RAID 10): a read policy
+   * (readpolicy.h, or RAIDSIM_POLICY_ALL), for arrays whose file names
+   * none; the document it comes from, or else the assumption behind it,
+   * which `raidsim run` prints (raidsim_array_config_read_assumed).
+   */
+  int mirror_reads;
+  char mirror_reads_source[RAIDSIM_STR_MAX];
+  char mirror_reads_assumed[RAIDSIM_STR_MAX];
   const struct raidsim_controller_ops *ops;
   void *params;
 };
@@ -86,8 +95,10 @@ extern const struct raidsim_param raidsim_array_keys[];
 extern const struct raidsim_param raidsim_device_common_params[];
 extern const struct raidsim_param raidsim_controller_common_params[];
 
-/* Load and check a file, and for an array the files it names.  NULL
- * with raidsim_error () set to "FILE:LINE: KEY: what is wrong".
+/* Load and check a file, and for an array the files it names.  path
+ * is a path or a name in the data directories ("raid0-2x-fixed",
+ * datadir.h).  NULL with raidsim_error () set to "FILE:LINE: KEY: what
+ * is wrong", or to where a name was looked for.
  */
 extern struct raidsim_device_config *
 raidsim_device_config_load (const char *path);
@@ -132,6 +143,19 @@ extern int raidsim_array_config_set (struct raidsim_array_config *ac,
 extern void raidsim_array_config_params (const struct raidsim_array_config *ac,
                                          uint64_t *member_size,
                                          struct raidsim_array_params *p);
+
+/* The read policy the array runs with: its file's read-policy, or for
+ * "controller" (the default) the controller file's mirror_reads.
+ */
+extern int raidsim_array_config_read_policy
+  (const struct raidsim_array_config *ac);
+/* For a RAID 1 or RAID 10 array that reads as its controller does, the
+ * assumption behind the controller's mirror_reads (its
+ * mirror_reads_assumed), for the run's output; NULL when the file cites
+ * a source, the array names its own policy, or there is no mirror.
+ */
+extern const char *raidsim_array_config_read_assumed
+  (const struct raidsim_array_config *ac);
 
 /* The array's usable size in bytes, from the shared geometry. */
 extern uint64_t

@@ -638,11 +638,9 @@ timing_start (timing_state_fn state)
       dc->ops->place (m->dev, i, 0);
     m->dev_next = dc->ops->next (m->dev);
     snprintf (name, sizeof name, "port%u", i);
-    raidsim_link_init (&m->port, name, ac->ctl->port_bandwidth,
-                       ac->ctl->port_duplex == RAIDSIM_FULL_DUPLEX);
+    raidsim_link_init_spec (&m->port, name, &ac->ctl->port);
   }
-  raidsim_link_init (&tm.uplink, "uplink", ac->ctl->uplink_bandwidth,
-                     ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
+  raidsim_link_init_spec (&tm.uplink, "uplink", &ac->ctl->uplink);
   for (i = 0; i < tm.nmembers; ++i) {
     struct tmember *m = &tm.m[i];
 

@@ -16,6 +16,11 @@ extern int cmd_map (int argc, char **argv);
 /* raidsim run: simulate a fio job against an array.  cmd-run.c */
 extern int cmd_run (int argc, char **argv);
 
+/* raidsim list: the config and workload files found by name.
+ * cmd-list.c
+ */
+extern int cmd_list (int argc, char **argv);
+
 /* raidsim config: the config reference; check config files.  cmd-config.c */
 extern int cmd_config (int argc, char **argv);
 

@@ -32,6 +32,8 @@ static const struct command commands[] = {
     "or levels" },
   { "plot", cmd_plot, "draw a sweep as PNG or SVG (gnuplot)" },
   { "demo", cmd_demo, "the built-in demo (also: no arguments)" },
+  { "list", cmd_list, "the arrays, devices, controllers and workloads "
+    "found by name" },
   { "config", cmd_config, "config file reference; check config files" },
   { "validate", cmd_validate, "predictions against the published figures" },
   { "calibrate", cmd_calibrate, "fit a device profile to fio measurements "

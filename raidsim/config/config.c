@@ -5,13 +5,13 @@
  */
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "raidsim/background.h"
 #include "raidsim/config.h"
+#include "raidsim/datadir.h"
 #include "raidsim/raidkeys.h"
 #include "raidsim/embedded.h"
 #include "raidsim/error.h"
@@ -34,6 +34,51 @@ static const struct raidsim_enum policy_enums[] = {
   RAID_READ_POLICIES (POLICY)
 #undef POLICY
   { RAIDSIM_POLICY_ALL_NAME, RAIDSIM_POLICY_ALL },
+  { RAIDSIM_POLICY_CONTROLLER_NAME, RAIDSIM_POLICY_CONTROLLER },
+  { NULL, 0 },
+};
+
+/* The same without "controller": what a controller file may name. */
+static const struct raidsim_enum mirror_enums[] = {
+#define POLICY(id, name, help) { name, id },
+  RAID_READ_POLICIES (POLICY)
+#undef POLICY
+  { RAIDSIM_POLICY_ALL_NAME, RAIDSIM_POLICY_ALL },
+  { NULL, 0 },
+};
+
+/* Links (link.h; docs/links.md derives each). */
+static const struct raidsim_enum port_link_enums[] = {
+  { "rate", RAIDSIM_LINK_RATE },
+  { "sata-1.5g", RAIDSIM_LINK_SATA1 },
+  { "sata-3g", RAIDSIM_LINK_SATA2 },
+  { "sata-6g", RAIDSIM_LINK_SATA3 },
+  { "pcie1", RAIDSIM_LINK_PCIE1 },
+  { "pcie2", RAIDSIM_LINK_PCIE2 },
+  { "pcie3", RAIDSIM_LINK_PCIE3 },
+  { NULL, 0 },
+};
+
+/* The chipsets' uplinks are PCIe-like links of four lanes: DMI 1.0
+ * (ICH9R, ICH10R) and AMD's A-Link Express II are 2.5 GT/s, DMI 2.0
+ * 5 GT/s, DMI 3.0 (X299) 8 GT/s.  uplink_lanes applies to pcieN only.
+ */
+static const struct raidsim_enum uplink_link_enums[] = {
+  { "rate", RAIDSIM_LINK_RATE },
+  { "pcie1", RAIDSIM_LINK_PCIE1 },
+  { "pcie2", RAIDSIM_LINK_PCIE2 },
+  { "pcie3", RAIDSIM_LINK_PCIE3 },
+  { "dmi1", RAIDSIM_LINK_DMI1 },
+  { "alink2", RAIDSIM_LINK_ALINK2 },
+  { "dmi2", RAIDSIM_LINK_DMI2 },
+  { "dmi3", RAIDSIM_LINK_DMI3 },
+  { NULL, 0 },
+};
+
+static const struct raidsim_enum link_cmds_enums[] = {
+  { "none", RAIDSIM_LINK_CMDS_NONE },
+  { "nvme", RAIDSIM_LINK_CMDS_NVME },
+  { "ahci", RAIDSIM_LINK_CMDS_AHCI },
   { NULL, 0 },
 };
 
@@ -71,16 +116,20 @@ const struct raidsim_param raidsim_array_keys[] = {
     .def = "2", .min = 2, .max = RAID_MAX_MEMBERS, .unit = "copies",
     .help = RAID_KEY_COPIES_HELP },
   { .name = "read-policy", .old_name = "read_policy", .type = RAIDSIM_PT_ENUM,
-    .offset = A (read_policy), .def = "least-pending", .enums = policy_enums,
+    .offset = A (read_policy), .def = RAIDSIM_POLICY_CONTROLLER_NAME,
+    .enums = policy_enums,
     .help = RAID_KEY_READ_POLICY_HELP "  The plugin's policies, and in the "
-    "simulator only all: every copy is read and the read completes when "
+    "simulator also all: every copy is read and the read completes when "
     "the last copy has answered, as a driver that reads both halves of "
-    "a mirror would." },
+    "a mirror would; and controller (the default): the controller file's "
+    "mirror_reads, the copy choice of the controller or driver modelled." },
   { .name = "device", .type = RAIDSIM_PT_STRING, .offset = A (device),
-    .help = "Device file of the members, relative to this file: one path "
-    "for all members, or a comma-separated list with one per member." },
+    .help = "Device file of the members, relative to this file, or a "
+    "device's name (raidsim list devices): one for all members, or a "
+    "comma-separated list with one per member." },
   { .name = "controller", .type = RAIDSIM_PT_STRING, .offset = A (controller),
-    .help = "Controller file, relative to this file." },
+    .help = "Controller file, relative to this file, or a controller's "
+    "name (raidsim list controllers)." },
   { .name = "failed", .type = RAIDSIM_PT_STRING, .offset = A (failed),
     .def = "none",
     .help = "Members that have failed or are missing, as a comma-separated "
@@ -162,30 +211,112 @@ const struct raidsim_param raidsim_device_common_params[] = {
 const struct raidsim_param raidsim_controller_common_params[] = {
   { .name = "model", .type = RAIDSIM_PT_STRING, .offset = C (model),
     .help = "Controller model; its own keys are listed under it below." },
+  { .name = "port_link", .type = RAIDSIM_PT_ENUM, .offset = C (port.kind),
+    .def = "rate", .enums = port_link_enums,
+    .help = "Each member's own link, whose wire time comes from its "
+    "specification (docs/links.md): sata-1.5g, sata-3g, sata-6g (NCQ "
+    "frames, 8b/10b, half duplex), pcie1, pcie2, pcie3 (TLPs, full "
+    "duplex; port_lanes, port_mps, port_mrrs, port_commands); or rate, a "
+    "bare port_bandwidth (illustrative configs and tests)." },
   { .name = "port_bandwidth", .type = RAIDSIM_PT_RATE,
-    .offset = C (port_bandwidth), .def = "0",
-    .help = "Ceiling of each member's own link (SATA II: 300MB/s; "
-    "PCIe 3.0 x4: 3500MB/s); 0 is unlimited." },
-  { .name = "port_duplex", .type = RAIDSIM_PT_ENUM, .offset = C (port_duplex),
+    .offset = C (port.rate), .def = "0",
+    .help = "port_link = rate only: the payload rate of each member's "
+    "link; 0 is unlimited." },
+  { .name = "port_duplex", .type = RAIDSIM_PT_ENUM, .offset = C (port.duplex),
     .def = "full", .enums = duplex_enums,
-    .help = "Whether a port carries reads and writes at the same time "
-    "(PCIe) or takes turns (SATA: half)." },
+    .help = "port_link = rate only: whether a port carries reads and "
+    "writes at the same time (full) or takes turns (half)." },
+  { .name = "port_lanes", .type = RAIDSIM_PT_UINT, .offset = C (port.lanes),
+    .def = "4", .min = 1, .max = 32, .unit = "lanes",
+    .help = "PCIe ports: the link's width." },
+  { .name = "port_mps", .type = RAIDSIM_PT_SIZE, .offset = C (port.mps),
+    .def = "128", .min = 128, .max = 4096,
+    .help = "PCIe ports: Max Payload Size, the most data one TLP carries "
+    "(128 is the specification's default; a power of two to 4096)." },
+  { .name = "port_mrrs", .type = RAIDSIM_PT_SIZE, .offset = C (port.mrrs),
+    .def = "512", .min = 128, .max = 4096,
+    .help = "PCIe ports: Max Read Request Size, the most data one read "
+    "request asks for (512 is the specification's default)." },
+  { .name = "port_commands", .type = RAIDSIM_PT_ENUM, .offset = C (port.cmds),
+    .def = "nvme", .enums = link_cmds_enums,
+    .help = "PCIe ports: the per-command traffic beside the data: nvme "
+    "(doorbells, command fetch, completion entry, interrupt), ahci, or "
+    "none." },
+  { .name = "sata_turnaround", .type = RAIDSIM_PT_UINT,
+    .offset = C (port.turnaround), .def = "20", .max = 10000,
+    .unit = "dwords",
+    .help = "SATA ports: the dword times each frame spends in its two "
+    "handshakes (X_RDY to R_RDY before it, WTRM to R_OK after it); "
+    "docs/links.md says where 20 comes from." },
+  { .name = "uplink_link", .type = RAIDSIM_PT_ENUM, .offset = C (uplink.kind),
+    .def = "rate", .enums = uplink_link_enums,
+    .help = "The link all members share to reach the host: dmi1 (ICH9R, "
+    "ICH10R), alink2 (AMD A-Link Express II), dmi2, dmi3 (x4 at 2.5, "
+    "2.5, 5 and 8 GT/s), pcie1, pcie2, pcie3 (uplink_lanes wide); or "
+    "rate, a bare uplink_bandwidth (0: no uplink)." },
   { .name = "uplink_bandwidth", .type = RAIDSIM_PT_RATE,
-    .offset = C (uplink_bandwidth), .def = "0",
-    .help = "Ceiling of the link all members share to reach the host "
-    "(DMI 2.0: about 1GB/s); 0 is unlimited." },
+    .offset = C (uplink.rate), .def = "0",
+    .help = "uplink_link = rate only: the payload rate of the shared "
+    "link; 0 is unlimited (no uplink)." },
   { .name = "uplink_duplex", .type = RAIDSIM_PT_ENUM,
-    .offset = C (uplink_duplex), .def = "full", .enums = duplex_enums,
-    .help = "Whether the uplink carries both directions at once." },
+    .offset = C (uplink.duplex), .def = "full", .enums = duplex_enums,
+    .help = "uplink_link = rate only: whether the uplink carries both "
+    "directions at once." },
+  { .name = "uplink_lanes", .type = RAIDSIM_PT_UINT,
+    .offset = C (uplink.lanes), .def = "4", .min = 1, .max = 32,
+    .unit = "lanes",
+    .help = "uplink_link = pcieN: the link's width (DMI and A-Link are "
+    "four lanes)." },
+  { .name = "uplink_mps", .type = RAIDSIM_PT_SIZE, .offset = C (uplink.mps),
+    .def = "128", .min = 128, .max = 4096,
+    .help = "PCIe-like uplinks: Max Payload Size." },
+  { .name = "uplink_mrrs", .type = RAIDSIM_PT_SIZE, .offset = C (uplink.mrrs),
+    .def = "512", .min = 128, .max = 4096,
+    .help = "PCIe-like uplinks: Max Read Request Size." },
+  { .name = "uplink_commands", .type = RAIDSIM_PT_ENUM,
+    .offset = C (uplink.cmds), .def = "none", .enums = link_cmds_enums,
+    .help = "PCIe-like uplinks: the per-command traffic beside the data: "
+    "ahci (an AHCI controller behind the uplink: command lists, received "
+    "FISes, interrupt, register accesses), nvme, or none." },
   { .name = "merge_pieces", .type = RAIDSIM_PT_BOOL,
     .offset = C (merge_pieces), .def = "no",
     .help = "Whether the pieces of one request that are contiguous on a "
     "member go to it as one command (a run), as Linux's block layer "
     "merges md's per-chunk requests and the nbdkit raid plugin issues "
     "them; no: one command per piece (see raidsim map --runs)." },
+  { .name = "mirror_reads", .type = RAIDSIM_PT_ENUM,
+    .offset = C (mirror_reads), .def = "least-pending", .enums = mirror_enums,
+    .help = "Which copy of a RAID 1 or RAID 10 piece this controller or "
+    "driver reads, as a read policy (read-policy's values but "
+    "controller), for array files that name none.  The file cites its "
+    "source, or says it is assumed in mirror_reads_assumed." },
+  { .name = "mirror_reads_source", .type = RAIDSIM_PT_STRING,
+    .offset = C (mirror_reads_source), .def = "",
+    .help = "The document mirror_reads comes from (a vendor document, "
+    "driver documentation or source).  Without it mirror_reads is an "
+    "assumption, and raidsim run says so." },
+  { .name = "mirror_reads_assumed", .type = RAIDSIM_PT_STRING,
+    .offset = C (mirror_reads_assumed), .def = "",
+    .help = "When no document says how the controller reads a mirror: "
+    "what mirror_reads assumes and why, printed by raidsim run on its "
+    "own line for every RAID 1 or RAID 10 array that reads as the "
+    "controller does.  Not with mirror_reads_source." },
   RAIDSIM_PARAM_END,
 };
 #undef C
+
+/* The file path names on the command line, by path or by name in the
+ * data directories (datadir.h), into buf; among built-in files, path
+ * itself.  NULL with raidsim_error () set.
+ */
+static const char *
+locate (const struct raidsim_embedded *files, enum raidsim_kind kind,
+        const char *path, char *buf, size_t len)
+{
+  if (files == NULL && raidsim_datadir_find (kind, path, NULL, buf, len) == -1)
+    return NULL;
+  return files ? path : buf;
+}
 
 /* A config file from the file system, or with files, from that table
  * of files built into the program.
@@ -329,8 +460,12 @@ raidsim_device_config_load_from (const struct raidsim_embedded *files,
 {
   struct raidsim_ini *ini;
   struct raidsim_device_config *c = NULL;
+  char found[RAIDSIM_STR_MAX];
   int sec;
 
+  if ((path = locate (files, RAIDSIM_KIND_DEVICE, path, found,
+                      sizeof found)) == NULL)
+    return NULL;
   ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
@@ -380,13 +515,85 @@ raidsim_controller_config_free (struct raidsim_controller_config *c)
   }
 }
 
+/* The keys of one link that mean something for its kind: a bare rate
+ * has a bandwidth and a duplex, a SATA link its turnaround, a PCIe link
+ * its lanes (not DMI's or A-Link's, which have four), payload sizes and
+ * per-command traffic.  A key given for another kind is refused, naming
+ * it and its line, rather than ignored.
+ */
+static int
+link_keys_check (struct raidsim_ini *ini, unsigned sec, const char *which,
+                 const struct raidsim_link_spec *l, const char *kind_name)
+{
+  static const char *const keys[] = {
+    "bandwidth", "duplex", "lanes", "mps", "mrrs", "commands",
+  };
+  bool rate = l->kind == RAIDSIM_LINK_RATE;
+  bool sata = l->kind >= RAIDSIM_LINK_SATA1 && l->kind <= RAIDSIM_LINK_SATA3;
+  bool x4 = l->kind >= RAIDSIM_LINK_DMI1;
+  unsigned i;
+
+  for (i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+    char key[64];
+    struct raidsim_ini_entry *e;
+    bool means = i < 2 ? rate : !rate && !sata && !(i == 2 && x4);
+
+    snprintf (key, sizeof key, "%s_%s", which, keys[i]);
+    e = raidsim_ini_get (ini, sec, key);
+    if (e && !means) {
+      raidsim_set_error ("%s:%u: %s: means nothing with %s_link = %s%s; "
+                         "remove it", ini->path, e->line, key, which,
+                         kind_name, i < 2 ? " (its rate and duplex come "
+                         "from its specification)" : "");
+      return -1;
+    }
+  }
+  {
+    struct raidsim_ini_entry *e = raidsim_ini_get (ini, sec,
+                                                   "sata_turnaround");
+
+    if (e && strcmp (which, "port") == 0 && !sata) {
+      raidsim_set_error ("%s:%u: sata_turnaround: means nothing with "
+                         "port_link = %s; remove it", ini->path, e->line,
+                         kind_name);
+      return -1;
+    }
+  }
+  if (!rate && !sata && ((l->mps & (l->mps - 1)) || (l->mrrs & (l->mrrs - 1)))) {
+    struct raidsim_ini_entry *e;
+    char key[64];
+
+    snprintf (key, sizeof key, "%s_%s", which,
+              l->mps & (l->mps - 1) ? "mps" : "mrrs");
+    e = raidsim_ini_get (ini, sec, key);
+    raidsim_set_error ("%s:%u: %s: must be a power of two (128, 256, ... "
+                       "4096)", ini->path, e ? e->line : ini->sections[sec].line,
+                       key);
+    return -1;
+  }
+  return 0;
+}
+
+static const char *
+enum_name (const struct raidsim_enum *e, int v)
+{
+  for (; e->name; ++e)
+    if (e->value == v)
+      return e->name;
+  return "?";
+}
+
 static struct raidsim_controller_config *
 load_controller (const struct raidsim_embedded *files, const char *path)
 {
   struct raidsim_ini *ini;
   struct raidsim_controller_config *c = NULL;
+  char found[RAIDSIM_STR_MAX];
   int sec;
 
+  if ((path = locate (files, RAIDSIM_KIND_CONTROLLER, path, found,
+                      sizeof found)) == NULL)
+    return NULL;
   ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
@@ -402,6 +609,20 @@ load_controller (const struct raidsim_embedded *files, const char *path)
   if (apply_model_params (ini, sec, path, raidsim_controller_common_params,
                           c, c->ops->params, c->ops->params_size,
                           c->ops->check, &c->params) == -1)
+    goto err;
+  if (c->mirror_reads_source[0] && c->mirror_reads_assumed[0]) {
+    struct raidsim_ini_entry *e = raidsim_ini_get (ini, sec,
+                                                   "mirror_reads_assumed");
+
+    raidsim_set_error ("%s:%u: mirror_reads_assumed: given with "
+                       "mirror_reads_source; a policy has a source or is "
+                       "assumed, not both", path, e->line);
+    goto err;
+  }
+  if (link_keys_check (ini, sec, "port", &c->port,
+                       enum_name (port_link_enums, c->port.kind)) == -1 ||
+      link_keys_check (ini, sec, "uplink", &c->uplink,
+                       enum_name (uplink_link_enums, c->uplink.kind)) == -1)
     goto err;
   raidsim_ini_free (ini);
   return c;
@@ -434,29 +655,17 @@ raidsim_array_config_free (struct raidsim_array_config *c)
 }
 
 /* A path in an array file is relative to the array file's directory,
- * so that configs/ can be used from anywhere; among built-in files, it
- * is the name of one in the same table.  Returns 0 or -1.
+ * so that configs/ can be used from anywhere, and then a name in the
+ * data directories (datadir.h); among built-in files, it is the name of
+ * one in the same table.  Returns 0 or -1.
  */
 static int
-relative_to (const struct raidsim_array_config *ac, const char *path,
-             char *out, size_t len)
+relative_to (const struct raidsim_array_config *ac, enum raidsim_kind kind,
+             const char *path, char *out, size_t len)
 {
-  char *copy;
-
   if (ac->files)
     return raidsim_embedded_path (ac->path, path, out, len);
-  if (path[0] == '/') {
-    snprintf (out, len, "%s", path);
-    return 0;
-  }
-  copy = strdup (ac->path);
-  if (copy == NULL) {
-    snprintf (out, len, "%s", path);
-    return 0;
-  }
-  snprintf (out, len, "%s/%s", dirname (copy), path);
-  free (copy);
-  return 0;
+  return raidsim_datadir_find (kind, path, ac->path, out, len);
 }
 
 static char *
@@ -488,11 +697,31 @@ raidsim_array_config_params (const struct raidsim_array_config *ac,
   p->copies = ac->copies;
   p->nmembers = ac->members;
   p->member_size = member_size;
-  p->policy = ac->read_policy;
+  p->policy = raidsim_array_config_read_policy (ac);
   p->merge = ac->ctl ? ac->ctl->merge_pieces : false;
   p->failed = ac->failed_mask;
   p->rebuild = ac->rebuild_mask;
   p->resync = ac->resync == RAIDSIM_RESYNC_YES;
+}
+
+int
+raidsim_array_config_read_policy (const struct raidsim_array_config *ac)
+{
+  if (ac->read_policy == RAIDSIM_POLICY_CONTROLLER)
+    return ac->ctl ? ac->ctl->mirror_reads : RAID_READ_POLICY_DEFAULT;
+  return ac->read_policy;
+}
+
+const char *
+raidsim_array_config_read_assumed (const struct raidsim_array_config *ac)
+{
+  if ((ac->level != RAID_LEVEL_1 && ac->level != RAID_LEVEL_10) ||
+      ac->read_policy != RAIDSIM_POLICY_CONTROLLER || ac->ctl == NULL ||
+      ac->ctl->mirror_reads_source[0] != '\0')
+    return NULL;
+  if (ac->ctl->mirror_reads_assumed[0] == '\0')
+    return "the controller file gives no source for mirror_reads";
+  return ac->ctl->mirror_reads_assumed;
 }
 
 uint64_t
@@ -526,9 +755,13 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
   struct raidsim_array_config *c = NULL;
   unsigned lines[ARRAY_NPARAMS] = { 0 };
   unsigned *linesp[] = { lines };
+  char found[RAIDSIM_STR_MAX];
   int sec;
   unsigned i;
 
+  if ((path = locate (files, RAIDSIM_KIND_ARRAY, path, found,
+                      sizeof found)) == NULL)
+    return NULL;
   ini = open_ini (files, path);
   if (ini == NULL)
     return NULL;
@@ -601,7 +834,7 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
                            (unsigned) c->members);
         goto err;
       }
-      if (relative_to (c, tok, file, sizeof file) == -1
+      if (relative_to (c, RAIDSIM_KIND_DEVICE, tok, file, sizeof file) == -1
           || (c->devices[n] = raidsim_device_config_load_from (files, file))
           == NULL) {
         raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
@@ -622,7 +855,8 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
     for (i = 1; n == 1 && i < c->members; ++i) {
       char file[RAIDSIM_STR_MAX * 2];
 
-      if (relative_to (c, trim_blanks (c->device), file, sizeof file) == -1
+      if (relative_to (c, RAIDSIM_KIND_DEVICE, trim_blanks (c->device),
+                       file, sizeof file) == -1
           || (c->devices[i] = raidsim_device_config_load_from (files, file))
           == NULL)
         goto err;
@@ -632,7 +866,8 @@ raidsim_array_config_load_from (const struct raidsim_embedded *files,
   {
     char file[RAIDSIM_STR_MAX * 2];
 
-    if (relative_to (c, c->controller, file, sizeof file) == -1
+    if (relative_to (c, RAIDSIM_KIND_CONTROLLER, c->controller, file,
+                     sizeof file) == -1
         || (c->ctl = load_controller (files, file)) == NULL) {
       raidsim_set_error ("%s (from %s:%u)", raidsim_error (), path,
                          lines[ARRAY_CONTROLLER]);
@@ -784,7 +1019,19 @@ raidsim_array_config_print (FILE *fp, const struct raidsim_array_config *ac)
   unsigned i;
 
   fprintf (fp, "; %s\n[array]\n", ac->path);
-  print_section (fp, raidsim_array_keys, ac);
+  /* The read policy in effect: for "controller", the controller's. */
+  {
+    struct raidsim_array_config *eff = malloc (sizeof *eff);
+
+    if (eff) {
+      *eff = *ac;
+      eff->read_policy = raidsim_array_config_read_policy (ac);
+      print_section (fp, raidsim_array_keys, eff);
+      free (eff);
+    }
+    else
+      print_section (fp, raidsim_array_keys, ac);
+  }
   for (i = 0; i < ac->members; ++i) {
     const struct raidsim_device_config *d = ac->devices[i];
 
@@ -829,7 +1076,9 @@ raidsim_config_reference (FILE *fp, bool markdown)
              "that `raidsim run` reads from a job file.  An unknown key, a "
              "key given twice in a section, and a value out of range are "
              "errors reported as `FILE:LINE: KEY: what is wrong`.  Paths in "
-             "an array file are relative to that file.\n"
+             "an array file are relative to that file; a file not found "
+             "there is looked for by name in the data directories "
+             "(`raidsim list`).\n"
              "\n"
              "Config files are INI: `[section]` headers, `key = value` lines, "
              "and comments that start with `;` or `#` at the start of a line "

@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "raidsim/datadir.h"
 #include "raidsim/engine.h"
 #include "raidsim/error.h"
 #include "raidsim/preset.h"
@@ -483,19 +483,27 @@ raidsim_preset_expand (const char *spec, uint64_t array_size)
 struct raidsim_jobfile *
 raidsim_workload_load (const char *spec, uint64_t array_size)
 {
-  struct raidsim_jobfile *jf;
+  char found[RAIDSIM_STR_MAX];
 
   if (raidsim_preset_is (spec))
     return raidsim_preset_expand (spec, array_size);
-  jf = raidsim_jobfile_load (spec);
-  /* A missing file whose name could be a mistyped preset ("cdm4",
-   * "fourcorners:1G") gets the list of presets too.
+  /* A job file by path, or by name in the data directories' workloads/
+   * (datadir.h).  A name found nowhere that could be a mistyped preset
+   * ("cdm4", "fourcorners:1G") gets the list of presets too.
    */
-  if (jf == NULL && access (spec, F_OK) == -1 && strchr (spec, '/') == NULL &&
-      strchr (spec, '.') == NULL)
-    raidsim_set_error ("'%s' is neither a fio job file nor a preset; the "
-                       "presets are %s", spec, raidsim_preset_names ());
-  return jf;
+  if (raidsim_datadir_find (RAIDSIM_KIND_WORKLOAD, spec, NULL, found,
+                            sizeof found) == -1) {
+    if (strchr (spec, '.') == NULL) {
+      char where[2048];
+
+      snprintf (where, sizeof where, "%s", raidsim_error ());
+      raidsim_set_error ("'%s' is neither a fio job file nor a preset; the "
+                         "presets are %s; %s", spec, raidsim_preset_names (),
+                         where);
+    }
+    return NULL;
+  }
+  return raidsim_jobfile_load (found);
 }
 
 void

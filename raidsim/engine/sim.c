@@ -1357,11 +1357,9 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     m->dev_next = dc->ops->next (m->dev);
     raidsim_event_init (&m->wake, dev_wake_fire);
     snprintf (name, sizeof name, "port%u", i);
-    raidsim_link_init (&m->port, name, ac->ctl->port_bandwidth,
-                       ac->ctl->port_duplex == RAIDSIM_FULL_DUPLEX);
+    raidsim_link_init_spec (&m->port, name, &ac->ctl->port);
   }
-  raidsim_link_init (&s->uplink, "uplink", ac->ctl->uplink_bandwidth,
-                     ac->ctl->uplink_duplex == RAIDSIM_FULL_DUPLEX);
+  raidsim_link_init_spec (&s->uplink, "uplink", &ac->ctl->uplink);
   for (i = 0; i < s->nmembers; ++i) {
     struct sim_member *m = &s->m[i];
 

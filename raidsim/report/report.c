@@ -382,7 +382,8 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   json_object_object_add (arr, "members", juint (ac->members));
   json_object_object_add (arr, "chunk", juint (ac->chunk));
   json_object_object_add (arr, "read_policy", json_object_new_string
-                          (raidsim_read_policy_name (ac->read_policy)));
+                          (raidsim_read_policy_name
+                           (raidsim_array_config_read_policy (ac))));
   json_object_object_add (arr, "size", juint (raidsim_sim_array_size (s)));
   json_object_object_add (arr, "controller",
                           json_object_new_string (ac->ctl->path));
@@ -398,6 +399,10 @@ report_json (FILE *fp, const struct raidsim_sim *s)
   if (raidsim_sim_jobfile (s)->assumed)
     json_object_object_add (root, "assumed", json_object_new_string
                             (raidsim_sim_jobfile (s)->assumed));
+  if (raidsim_array_config_read_assumed (ac))
+    json_object_object_add (root, "mirror_reads_assumed",
+                            json_object_new_string
+                            (raidsim_array_config_read_assumed (ac)));
 
   for (i = 0; i < raidsim_sim_njobs (s); ++i)
     if (!raidsim_sim_job (s, i)->job->hidden)
@@ -670,13 +675,20 @@ report_table (FILE *fp, const struct raidsim_sim *s)
   if (ac->level == RAID_LEVEL_0 || ac->level == RAID_LEVEL_10)
     fprintf (fp, ", chunk %s", chunk);
   if (ac->level == RAID_LEVEL_1 || ac->level == RAID_LEVEL_10)
-    fprintf (fp, ", read-policy %s", raidsim_read_policy_name (ac->read_policy));
+    fprintf (fp, ", read-policy %s",
+             raidsim_read_policy_name (raidsim_array_config_read_policy (ac)));
   fprintf (fp, ", %s bytes, controller %s (seed %" PRIu64 ")\n",
            size, ac->ctl->model, raidsim_sim_seed (s));
-  /* What a preset assumed where its tool's sources are silent. */
+  /* What a preset assumed where its tool's sources are silent, and
+   * the controller where its documents are.
+   */
   if (raidsim_sim_jobfile (s)->assumed)
     fprintf (fp, "%s: assumed %s\n", raidsim_sim_jobfile (s)->path,
              raidsim_sim_jobfile (s)->assumed);
+  if (raidsim_array_config_read_assumed (ac))
+    fprintf (fp, "%s: assumed mirror reads %s: %s\n", ac->ctl->path,
+             raidsim_read_policy_name (raidsim_array_config_read_policy (ac)),
+             raidsim_array_config_read_assumed (ac));
   if (ac->failed_mask) {
     char list[128];
 

@@ -128,9 +128,9 @@ START_TEST (value_syntax)
                      "uplink_bandwidth = 100MiB/s\nport_duplex = half\n");
   c = raidsim_controller_config_load (p);
   ck_assert_msg (c != NULL, "%s", raidsim_error ());
-  ck_assert_uint_eq (c->port_bandwidth, UINT64_C (3500000000));
-  ck_assert_uint_eq (c->uplink_bandwidth, UINT64_C (100) << 20);
-  ck_assert_int_eq (c->port_duplex, RAIDSIM_HALF_DUPLEX);
+  ck_assert_uint_eq (c->port.rate, UINT64_C (3500000000));
+  ck_assert_uint_eq (c->uplink.rate, UINT64_C (100) << 20);
+  ck_assert_int_eq (c->port.duplex, RAIDSIM_HALF_DUPLEX);
   raidsim_controller_config_free (c);
 
   p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
@@ -143,6 +143,128 @@ START_TEST (value_syntax)
                      "port_duplex = simplex\n");
   expect_error (raidsim_controller_config_load, p, 3,
                 "port_duplex: 'simplex' is not one of full, half");
+}
+END_TEST
+
+/* The links' keys: each kind takes its own, and refuses the others by
+ * name and line; the chipsets' uplinks are four lanes.
+ */
+START_TEST (link_keys)
+{
+  struct raidsim_controller_config *c;
+  const char *p;
+
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "port_link = sata-3g\nuplink_link = dmi1\n"
+                     "uplink_commands = ahci\nsata_turnaround = 12\n");
+  c = raidsim_controller_config_load (p);
+  ck_assert_msg (c != NULL, "%s", raidsim_error ());
+  ck_assert_int_eq (c->port.kind, RAIDSIM_LINK_SATA2);
+  ck_assert_uint_eq (c->port.turnaround, 12);
+  ck_assert_int_eq (c->uplink.kind, RAIDSIM_LINK_DMI1);
+  ck_assert_int_eq (c->uplink.cmds, RAIDSIM_LINK_CMDS_AHCI);
+  ck_assert_uint_eq (c->uplink.mps, 128);
+  ck_assert_uint_eq (c->uplink.mrrs, 512);
+  raidsim_controller_config_free (c);
+
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "port_link = sata-6g\nport_bandwidth = 600MB/s\n");
+  expect_error (raidsim_controller_config_load, p, 4,
+                "port_bandwidth: means nothing with port_link = sata-6g "
+                "(its rate and duplex come from its specification); "
+                "remove it");
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "port_link = sata-3g\nport_mps = 256\n");
+  expect_error (raidsim_controller_config_load, p, 4,
+                "port_mps: means nothing with port_link = sata-3g; "
+                "remove it");
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "sata_turnaround = 5\n");
+  expect_error (raidsim_controller_config_load, p, 3,
+                "sata_turnaround: means nothing with port_link = rate; "
+                "remove it");
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "uplink_link = dmi2\nuplink_lanes = 8\n");
+  expect_error (raidsim_controller_config_load, p, 4,
+                "uplink_lanes: means nothing with uplink_link = dmi2; "
+                "remove it");
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "port_link = pcie3\nport_mps = 384\n");
+  expect_error (raidsim_controller_config_load, p, 4,
+                "port_mps: must be a power of two (128, 256, ... 4096)");
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "mirror_reads = first\nmirror_reads_source = a\n"
+                     "mirror_reads_assumed = b\n");
+  expect_error (raidsim_controller_config_load, p, 5,
+                "mirror_reads_assumed: given with mirror_reads_source; a "
+                "policy has a source or is assumed, not both");
+  p = sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                     "mirror_reads = controller\n");
+  expect_error (raidsim_controller_config_load, p, 3,
+                "mirror_reads: 'controller' is not one of round-robin, "
+                "least-pending, sequential, first, all");
+}
+END_TEST
+
+/* An array that names no read-policy reads as its controller does;
+ * the assumption behind the controller's choice is there to print for
+ * mirrors only, and only when no source is given.
+ */
+START_TEST (mirror_reads_of_the_controller)
+{
+  struct raidsim_array_config *a;
+  const char *p;
+
+  sim_test_file ("d.ini", "[device]\nmodel = fixed\n");
+  sim_test_file ("c.ini", "[controller]\nmodel = generic\n"
+                 "mirror_reads = sequential\n"
+                 "mirror_reads_assumed = nearest head, assumed\n");
+  sim_test_file ("s.ini", "[controller]\nmodel = generic\n"
+                 "mirror_reads = first\nmirror_reads_source = a manual\n");
+  sim_test_file ("n.ini", "[controller]\nmodel = generic\n");
+
+  p = sim_test_file ("a.ini", "[array]\nlevel = 10\nmembers = 4\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  a = raidsim_array_config_load (p);
+  ck_assert_msg (a != NULL, "%s", raidsim_error ());
+  ck_assert_int_eq (a->read_policy, RAIDSIM_POLICY_CONTROLLER);
+  ck_assert_int_eq (raidsim_array_config_read_policy (a), RAID_READ_SEQUENTIAL);
+  ck_assert_str_eq (raidsim_array_config_read_assumed (a),
+                    "nearest head, assumed");
+  raidsim_array_config_free (a);
+
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "read-policy = round-robin\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  a = raidsim_array_config_load (p);
+  ck_assert_int_eq (raidsim_array_config_read_policy (a),
+                    RAID_READ_ROUND_ROBIN);
+  ck_assert_ptr_null (raidsim_array_config_read_assumed (a));
+  raidsim_array_config_free (a);
+
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "device = d.ini\ncontroller = s.ini\n");
+  a = raidsim_array_config_load (p);
+  ck_assert_int_eq (raidsim_array_config_read_policy (a), RAID_READ_FIRST);
+  ck_assert_ptr_null (raidsim_array_config_read_assumed (a));
+  raidsim_array_config_free (a);
+
+  /* No word from the controller file: the default, said to be assumed. */
+  p = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n"
+                     "device = d.ini\ncontroller = n.ini\n");
+  a = raidsim_array_config_load (p);
+  ck_assert_int_eq (raidsim_array_config_read_policy (a),
+                    RAID_READ_LEAST_PENDING);
+  ck_assert_str_eq (raidsim_array_config_read_assumed (a),
+                    "the controller file gives no source for mirror_reads");
+  raidsim_array_config_free (a);
+
+  /* RAID 0 has no copy to choose. */
+  p = sim_test_file ("a.ini", "[array]\nlevel = 0\nmembers = 2\n"
+                     "device = d.ini\ncontroller = c.ini\n");
+  a = raidsim_array_config_load (p);
+  ck_assert_ptr_null (raidsim_array_config_read_assumed (a));
+  raidsim_array_config_free (a);
 }
 END_TEST
 
@@ -189,7 +311,7 @@ START_TEST (array_errors)
                      "read_policy = fastest\n");
   expect_error (raidsim_array_config_load, p, 4,
                 "read_policy: 'fastest' is not one of round-robin, "
-                "least-pending, sequential, first, all");
+                "least-pending, sequential, first, all, controller");
   p = sim_test_file ("a.ini", "[array]\nlevel = 0\nmembers = 3\n"
                      "device = d.ini, d.ini\ncontroller = c.ini\n");
   expect_error (raidsim_array_config_load, p, 4,
@@ -216,10 +338,20 @@ START_TEST (array_errors)
   {
     char want[1024];
 
+    const char *e, *from;
+
+    /* Looked for beside the array file, then by name in the data
+     * directories (datadir.h); the line of the array file that named it.
+     */
     ck_assert_ptr_null (raidsim_array_config_load (p));
-    snprintf (want, sizeof want, "%s/missing.ini: No such file or directory "
-              "(from %s:5)", sim_test_tmpdir (), p);
-    ck_assert_str_eq (raidsim_error (), want);
+    e = raidsim_error ();
+    snprintf (want, sizeof want, "missing.ini: no controller file of that "
+              "name: looked for missing.ini in %s, then for missing.ini in ",
+              sim_test_tmpdir ());
+    ck_assert_msg (strncmp (e, want, strlen (want)) == 0, "got: %s", e);
+    snprintf (want, sizeof want, " (from %s:5)", p);
+    from = strstr (e, want);
+    ck_assert_msg (from != NULL && from[strlen (want)] == '\0', "got: %s", e);
   }
 }
 END_TEST
@@ -255,7 +387,7 @@ START_TEST (read_policy_spellings)
                      "read-policy = fastest\n");
   expect_error (raidsim_array_config_load, p, 4,
                 "read-policy: 'fastest' is not one of round-robin, "
-                "least-pending, sequential, first, all");
+                "least-pending, sequential, first, all, controller");
 }
 END_TEST
 
@@ -676,6 +808,8 @@ config_suite (void)
   tcase_add_test (tc, device_errors);
   tcase_add_test (tc, value_syntax);
   tcase_add_test (tc, array_errors);
+  tcase_add_test (tc, link_keys);
+  tcase_add_test (tc, mirror_reads_of_the_controller);
   tcase_add_test (tc, read_policy_spellings);
   tcase_add_test (tc, built_in_files);
   tcase_add_test (tc, fio_errors);

@@ -319,10 +319,10 @@ START_TEST (link_transfer_times)
   raidsim_link_init (&half, "sata", 300000000, false);
 
   /* 3000 bytes at 300 MB/s = 10 us; at 1 GB/s = 3 us. */
-  ck_assert_uint_eq (raidsim_link_time (&port, 3000), 10 * US);
-  ck_assert_uint_eq (raidsim_link_time (&uplink, 3000), 3 * US);
+  ck_assert_uint_eq (raidsim_link_time (&port, RAIDSIM_READ, 3000), 10 * US);
+  ck_assert_uint_eq (raidsim_link_time (&uplink, RAIDSIM_READ, 3000), 3 * US);
   /* Rounded up: a link is never faster than its rate. */
-  ck_assert_uint_eq (raidsim_link_time (&uplink, 1), 1);
+  ck_assert_uint_eq (raidsim_link_time (&uplink, RAIDSIM_WRITE, 1), 1);
 
   /* Along a path, the slowest link decides, and both are occupied. */
   ck_assert_uint_eq (raidsim_links_transfer (path, 2, RAIDSIM_READ, 3000, 0),

@@ -340,11 +340,17 @@ START_TEST (bad_presets)
   ck_assert_str_eq (raidsim_preset_names (), "cdm3, cdm8, winsat-disk, "
                     "hdtune-read, hdtune-write, four-corners");
 
-  /* A name that is no file and no preset gets the list too. */
+  /* A name that is no file and no preset gets the list too, and where
+   * a job file of that name was looked for (datadir.h).
+   */
   ck_assert_ptr_null (raidsim_workload_load ("fourcorners", GiB));
   snprintf (want, sizeof want, "'fourcorners' is neither a fio job file "
-            "nor a preset; the presets are %s", raidsim_preset_names ());
-  ck_assert_str_eq (raidsim_error (), want);
+            "nor a preset; the presets are %s; fourcorners: no fio job "
+            "file of that name: looked for fourcorners and fourcorners.fio "
+            "in the current directory, then for fourcorners and "
+            "fourcorners.fio in ", raidsim_preset_names ());
+  ck_assert_msg (strncmp (raidsim_error (), want, strlen (want)) == 0,
+                 "got: %s", raidsim_error ());
 
   ck_assert_ptr_null (raidsim_preset_expand ("cdm3:50XB", GiB));
   ck_assert_str_eq (raidsim_error (), "cdm3:50XB: '50XB' is not a span: a "

@@ -244,6 +244,70 @@ START_TEST (raid1_read_policies)
 }
 END_TEST
 
+/* The copy choice of an array file that names none is its
+ * controller's (mirror_reads), and one the file names wins; a
+ * controller's policy without a source is printed as an assumption on
+ * its own line.
+ */
+START_TEST (raid1_reads_as_the_controller)
+{
+  static const struct {
+    const char *ctl, *array;    /* mirror_reads; the array's read-policy */
+    unsigned m0, m1;
+  } cases[] = {
+    { "first", NULL, 1000, 0 },
+    { "round-robin", NULL, 500, 500 },
+    { "all", NULL, 1000, 1000 },
+    { "first", "round-robin", 500, 500 },
+    { "all", "first", 1000, 0 },
+  };
+  unsigned i;
+
+  dev_file ("d.ini", "100us", 1, "");
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    struct sim_test_run r;
+    char policy[64] = "";
+    const char *a, *j;
+    char *out = NULL;
+    size_t len = 0;
+    FILE *fp;
+
+    ctl_file ("c.ini", cases[i].ctl[0] == 'r' ? "mirror_reads = round-robin\n"
+              "mirror_reads_assumed = in turn, as a test says\n"
+              : cases[i].ctl[0] == 'f' ? "mirror_reads = first\n"
+              "mirror_reads_assumed = the first, as a test says\n"
+              : "mirror_reads = all\n"
+              "mirror_reads_source = a test\n");
+    if (cases[i].array)
+      snprintf (policy, sizeof policy, "read-policy = %s\n", cases[i].array);
+    a = sim_test_file ("a.ini", "[array]\nlevel = 1\nmembers = 2\n%s"
+                       "device = d.ini\ncontroller = c.ini\n", policy);
+    j = sim_test_file ("j.fio", "[j]\nrw=randread\niodepth=2\n"
+                       "number_ios=1000\nsize=1g\n");
+    sim_test_run (&r, a, j, 1);
+    ck_assert_uint_eq (raidsim_sim_member (r.s, 0)->ios[RAIDSIM_READ],
+                       cases[i].m0);
+    ck_assert_uint_eq (raidsim_sim_member (r.s, 1)->ios[RAIDSIM_READ],
+                       cases[i].m1);
+
+    fp = open_memstream (&out, &len);
+    ck_assert_ptr_nonnull (fp);
+    ck_assert_int_eq (raidsim_report (fp, r.s, RAIDSIM_FORMAT_TABLE), 0);
+    fclose (fp);
+    if (cases[i].array == NULL && cases[i].ctl[0] == 'f')
+      ck_assert_msg (strstr (out, "c.ini: assumed mirror reads first: the "
+                             "first, as a test says\n") != NULL, "%s", out);
+    else if (cases[i].array == NULL && cases[i].ctl[0] == 'r')
+      ck_assert_msg (strstr (out, "c.ini: assumed mirror reads round-robin: "
+                             "in turn, as a test says\n") != NULL, "%s", out);
+    else
+      ck_assert_msg (strstr (out, "assumed mirror reads") == NULL, "%s", out);
+    free (out);
+    sim_test_done (&r);
+  }
+}
+END_TEST
+
 /* RAID 1 of a fast and a slow writer: a write completes with its
  * slower copy (300 us); reads from the fast member take 100 us.
  */
@@ -559,6 +623,7 @@ run_suite (void)
   tcase_add_test (tc, controller_slots_and_overhead);
   tcase_add_test (tc, raid0_scales_until_link_caps);
   tcase_add_test (tc, raid1_read_policies);
+  tcase_add_test (tc, raid1_reads_as_the_controller);
   tcase_add_test (tc, raid1_writes_cost_the_slowest_copy);
   tcase_add_test (tc, coalescing_adds_its_timer_at_qd1);
   tcase_add_test (tc, ramp_runtime_number_ios);
