@@ -76,10 +76,12 @@ cli_rate ()                     # ARRAY -> I/Os per CPU second
 {
   local job t0 t1
   job=$(mktemp --suffix=.fio)
-  printf '[speed]\nrw=randread\nbs=4k\niodepth=32\nsize=16g\nnumber_ios=%s\n' \
+  # Round the 16 GiB as often as needed (time_based), IOS I/Os, and no
+  # early stop (--precision 0): every I/O is simulated.
+  printf '[speed]\nrw=randread\nbs=4k\niodepth=32\nsize=16g\ntime_based\nruntime=1000h\nnumber_ios=%s\n' \
     "$IOS" > "$job"
-  t0=$(awk '{print $14 + $15}' /proc/self/stat)
-  /usr/bin/time -f '%U %S' -o "$job.t" "$raidsim" run "$1" --workload "$job" > /dev/null
+  /usr/bin/time -f '%U %S' -o "$job.t" "$raidsim" run "$1" --workload "$job" \
+    --precision 0 > /dev/null
   awk -v n="$IOS" '{ printf "%.0f\n", n / ($1 + $2) }' "$job.t"
   rm -f "$job" "$job.t"
 }
