@@ -93,9 +93,12 @@ if [ "$REQUIRE" = all ]; then
 fi
 
 # A row whose interval straddles a limit is flagged, in the CSV and the
-# table alike; and only such rows are.
+# table alike; and only such rows are.  The error's bounds are worked
+# from the predicted interval and the published figure, not read from
+# error_lo and error_hi: those are rounded to 4 places, and a bound
+# within 0.00005 of a limit would round onto it.
 awk -F, 'NR > 1 && $11 != "" {
-    lo = $13; hi = $14; want = ""
+    lo = $11 / $4 - 1; hi = $12 / $4 - 1; want = ""
     if ((lo < 0.15 && 0.15 < hi) || (lo < -0.15 && -0.15 < hi)) want = "15%"
     if ((lo < 0.40 && 0.40 < hi) || (lo < -0.40 && -0.40 < hi))
       want = want (want == "" ? "" : " ") "40%"
