@@ -15,6 +15,10 @@
  *     the cached write that comes round first, and write_commands
  *     bounds the writes cached; with pre_read a miss also
  *     caches what passed under the head while it waited for its sector;
+ *     a seek_table gives seeks by linear interpolation up to its last
+ *     point and Lee's form beyond it that keeps seek_avg and seek_full
+ *     (worked here by Simpson's rule), and bad tables are refused; a
+ *     read miss pays read_miss_overhead before its seek, a hit does not;
  *   - flash: one read takes overhead + read_time + the channel and
  *     interface transfers; reads scale with queue depth as the
  *     channels x dies allow, up to saturation; a used drive writes
@@ -1229,6 +1233,271 @@ START_TEST (controller_write_back_cache)
 }
 END_TEST
 
+/* ---- hdd: short seeks from a table, a read miss's overhead ---- */
+
+/* The seek curve a table gives, worked here by numerical integration
+ * (Simpson's rule), independently of the model's closed forms: seek
+ * (u) for u = cylinders - 1 is linear through (0, single) and the
+ * table's points, and beyond the last point (uD, tD) it is tD + a sqrt
+ * (u - uD) + b (u - uD), with a and b such that a full stroke (u = N)
+ * takes full and the mean over the density 2 (N - u) / N^2 is avg.
+ */
+struct seek_curve {
+  unsigned n;
+  double u[4], t[4];
+  double N, a, b;
+};
+
+static double
+seek_curve_at (const struct seek_curve *c, double u)
+{
+  unsigned i;
+
+  if (u >= c->u[c->n - 1]) {
+    double v = u - c->u[c->n - 1];
+
+    return c->t[c->n - 1] + c->a * sqrt (v) + c->b * v;
+  }
+  for (i = 1; c->u[i] < u; ++i)
+    ;
+  return c->t[i - 1] + (c->t[i] - c->t[i - 1]) * (u - c->u[i - 1]) /
+    (c->u[i] - c->u[i - 1]);
+}
+
+/* Simpson's rule for the integral of 2 (N - u) / N^2 f (u) over [lo, hi]
+ * in m (even) steps, with f (u) = w0 + wa sqrt (u - uD) + wb (u - uD) on
+ * the tail, or the table's line on [lo, hi] when table is set.
+ */
+static double
+simpson (const struct seek_curve *c, double lo, double hi, int which)
+{
+  const unsigned m = 200000;
+  double h = (hi - lo) / m, sum = 0;
+  unsigned k;
+
+  for (k = 0; k <= m; ++k) {
+    double u = lo + k * h, v = u - c->u[c->n - 1], f;
+
+    switch (which) {
+    case 0: f = seek_curve_at (c, u); break;    /* the table's lines */
+    case 1: f = 1; break;
+    case 2: f = sqrt (v < 0 ? 0 : v); break;
+    default: f = v; break;
+    }
+    f *= 2 * (c->N - u) / (c->N * c->N);
+    sum += f * (k == 0 || k == m ? 1 : k % 2 ? 4 : 2);
+  }
+  return sum * h / 3;
+}
+
+static void
+seek_curve_fit (struct seek_curve *c, double avg, double full)
+{
+  double uD = c->u[c->n - 1], tD = c->t[c->n - 1], L = c->N - uD;
+  double tab = simpson (c, 0, uD, 0);
+  double m1 = simpson (c, uD, c->N, 1), ma = simpson (c, uD, c->N, 2);
+  double mb = simpson (c, uD, c->N, 3);
+  /* tD + a sqrt L + b L = full;  tab + tD m1 + a ma + b mb = avg. */
+  double r1 = full - tD, r2 = avg - tab - tD * m1;
+  double det = sqrt (L) * mb - L * ma;
+
+  c->a = (r1 * mb - L * r2) / det;
+  c->b = (sqrt (L) * r2 - ma * r1) / det;
+}
+
+/* One cylinder per track (heads = 1), one track 1,000,000 bytes (100
+ * MB/s at 6000 rpm, T = 10 ms) and 100,000 cylinders; no cache, so
+ * every read is served by the mechanism.  The first read, of byte 0 at
+ * time 0, leaves the head on cylinder 0 at t1 = T + X (see
+ * hdd_rotation_by_hand).  A read of cylinder c at angle th (byte c x
+ * 10^6 + th x 10^6), submitted then, seeks once the overhead O is
+ * spent and arrives at A = t1 + O + seek (c); its sector comes round
+ * th - frac (A / T) of a turn later, or a turn after that if it has
+ * just passed.  Each distance is probed twice, on fresh drives: with th
+ * e = 0.2% of a turn (20 us) after the arrival the curve gives, the
+ * read completes at A + e T + X, which it cannot if the seek is more
+ * than 20 us longer; with th e before it, a turn later, which it cannot
+ * if the seek is more than 20 us shorter.  So each probe pins the seek
+ * within 20 us of the curve worked out here.
+ */
+static void
+seek_probe (const struct raidsim_device_ops *ops, void *params,
+            const struct seek_curve *c, uint64_t cyl, double e)
+{
+  const double T = 10 * MS, X = 40960, O = 100 * US;
+  void *dev = ops->create (params, UINT64_C (100000000000));
+  struct raidsim_io io[2];
+  raidsim_ns t1, t2;
+  double arrive, th, want;
+
+  ck_assert_msg (dev != NULL, "%s", raidsim_error ());
+  t1 = hdd_read_by_hand (ops, dev, &io[0], 0, 0);
+  ck_assert_msg (fabs (t1 - (T + X)) <= 1, "first read at %lu",
+                 (unsigned long) t1);
+  arrive = t1 + O + seek_curve_at (c, cyl - 1.0);
+  th = arrive / T - floor (arrive / T) + e;
+  want = arrive + e * T + X + (e < 0 ? T : 0);
+  t2 = hdd_read_by_hand (ops, dev, &io[1],
+                    cyl * UINT64_C (1000000) + (uint64_t) (th * 1e6), t1);
+  /* The byte offset rounds th down by under a byte (10 ns); the
+   * numerical fit is good to well under a microsecond.
+   */
+  ck_assert_msg (fabs (t2 - want) < 1 * US, "seek of %lu cylinders, sector "
+                 "%+.1f%% of a turn from the arrival: read done at %.0f ns, "
+                 "the curve gives %.0f", (unsigned long) cyl, e * 100,
+                 (double) t2, want);
+  ops->destroy (dev);
+}
+
+START_TEST (hdd_seek_table_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "cache_size", "0", "heads", "1",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s",
+    "seek_single", "1ms", "seek_avg", "8ms", "seek_full", "15ms",
+    "seek_table", "11:2ms, 101:3ms", NULL
+  };
+  void *params = model_params (ops, kv);
+  struct seek_curve c = {
+    .n = 3, .u = { 0, 10, 100 }, .t = { 1 * MS, 2 * MS, 3 * MS },
+    .N = 100000,
+  };
+
+  seek_curve_fit (&c, 8 * MS, 15 * MS);
+  ck_assert_msg (c.a > 0, "tail a = %f", c.a);
+  /* Inside the table: 6 cylinders is u = 5, halfway from 1 to 2 ms. */
+  ck_assert_msg (fabs (seek_curve_at (&c, 5) - 1.5 * MS) < 1e-9,
+                 "by hand");
+  {
+    /* Inside the table, then beyond it: the tail that keeps seek_avg
+     * and seek_full.
+     */
+    static const uint64_t cyl[] = { 6, 51, 2000, 50001 };
+    unsigned i;
+
+    for (i = 0; i < 4; ++i) {
+      seek_probe (ops, params, &c, cyl[i], 0.002);
+      seek_probe (ops, params, &c, cyl[i], -0.002);
+    }
+  }
+  free (params);
+  /* A table over a fifth of the stroke: its own share of the mean (1.8
+   * of the 8 ms) is what leaves the tail its slope.
+   */
+  {
+    static const char *const kv2[] = {
+      "rpm", "6000", "overhead", "100us", "cache_size", "0", "heads", "1",
+      "rate_outer", "100MB/s", "rate_inner", "100MB/s",
+      "seek_single", "1ms", "seek_avg", "8ms", "seek_full", "15ms",
+      "seek_table", "11:2ms 101:3ms 20001:7ms", NULL
+    };
+    struct seek_curve c2 = {
+      .n = 4, .u = { 0, 10, 100, 20000 },
+      .t = { 1 * MS, 2 * MS, 3 * MS, 7 * MS }, .N = 100000,
+    };
+    static const uint64_t cyl[] = { 10001, 60001, 99000 };
+    unsigned i;
+
+    params = model_params (ops, kv2);
+    seek_curve_fit (&c2, 8 * MS, 15 * MS);
+    ck_assert_msg (c2.a > 0, "tail a = %f", c2.a);
+    for (i = 0; i < 3; ++i) {
+      seek_probe (ops, params, &c2, cyl[i], 0.002);
+      seek_probe (ops, params, &c2, cyl[i], -0.002);
+    }
+    free (params);
+  }
+}
+END_TEST
+
+/* Tables the model refuses, each with an error that names seek_table. */
+START_TEST (hdd_seek_table_checked)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const bad[] = {
+    "11:2ms 5:3ms",             /* distances must rise */
+    "11:2ms 101:1.5ms",         /* times must not fall */
+    "1:2ms",                    /* 1 cylinder is seek_single */
+    "11-2ms",                   /* no colon */
+    "11:2",                     /* no unit */
+    "11:30ms",                  /* longer than seek_full */
+    NULL
+  };
+  unsigned i;
+
+  for (i = 0; bad[i]; ++i) {
+    const char *kv[] = { "seek_table", bad[i], NULL };
+    void *params = model_params (ops, kv);
+
+    ck_assert_msg (ops->check (params) == -1, "\"%s\" accepted", bad[i]);
+    ck_assert_msg (strncmp (raidsim_error (), "seek_table: ", 12) == 0,
+                   "\"%s\": %s", bad[i], raidsim_error ());
+    free (params);
+  }
+  /* A table that leaves no rising tail is refused once the drive's
+   * cylinders are known (at create): 15 ms at 1,000 cylinders leaves
+   * the rest of the stroke too little to keep the defaults' 8.5 ms mean
+   * with a curve that rises to their 18 ms full stroke.
+   */
+  {
+    const char *kv[] = { "seek_table", "1000:15ms", NULL };
+    void *params = model_params (ops, kv);
+
+    ck_assert_int_eq (ops->check (params), 0);
+    ck_assert_ptr_null (ops->create (params, UINT64_C (1000000000000)));
+    ck_assert_msg (strncmp (raidsim_error (), "seek_table: ", 12) == 0,
+                   "%s", raidsim_error ());
+    free (params);
+  }
+}
+END_TEST
+
+/* A read the cache cannot answer spends read_miss_overhead M in the
+ * firmware, after the overhead O, before its seek starts; a hit does
+ * not.  At 6000 rpm (T = 10 ms) and 100 MB/s, byte 30,000 is at 0.03
+ * of a turn.  Read at time 0 with O = 100 us: without M the head, on
+ * cylinder 0 already, waits until 0.3 ms; with M = 300 us it is ready
+ * at 0.4 ms, just past the sector, and waits for it to come round:
+ * done at T + 0.3 ms + X.  Read again at once, the block is in the
+ * segment (read ahead after the first): done O later, M not paid.
+ */
+START_TEST (hdd_read_miss_overhead_by_hand)
+{
+  const struct raidsim_device_ops *ops = raidsim_device_find ("hdd");
+  static const char *const kv[] = {
+    "rpm", "6000", "overhead", "100us", "read_miss_overhead", "300us",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  static const char *const kv0[] = {
+    "rpm", "6000", "overhead", "100us",
+    "rate_outer", "100MB/s", "rate_inner", "100MB/s", NULL
+  };
+  const raidsim_ns T = 10 * MS, X = 40960, O = 100 * US;
+  void *params = model_params (ops, kv), *params0 = model_params (ops, kv0);
+  void *dev;
+  struct raidsim_io io[2];
+  raidsim_ns t, t2;
+
+  dev = ops->create (params0, UINT64_C (100000000000));
+  t = hdd_read_by_hand (ops, dev, &io[0], 30000, 0);
+  ck_assert_msg (t >= 300 * US + X && t <= 300 * US + X + 1,
+                 "no miss overhead: done at %lu", (unsigned long) t);
+  ops->destroy (dev);
+
+  dev = ops->create (params, UINT64_C (100000000000));
+  t = hdd_read_by_hand (ops, dev, &io[0], 30000, 0);
+  ck_assert_msg (t >= T + 300 * US + X && t <= T + 300 * US + X + 1,
+                 "miss overhead 300us: done at %lu", (unsigned long) t);
+  t2 = hdd_read_by_hand (ops, dev, &io[1], 30000, t);
+  ck_assert_msg (t2 == t + O, "hit: done %lu after, want the overhead "
+                 "alone", (unsigned long) (t2 - t));
+  ops->destroy (dev);
+  free (params);
+  free (params0);
+}
+END_TEST
+
 static Suite *
 devices_suite (void)
 {
@@ -1247,6 +1516,9 @@ devices_suite (void)
   tcase_add_test (tc, hdd_write_burst_fits_cache);
   tcase_add_test (tc, hdd_write_stream_destage_bound);
   tcase_add_test (tc, hdd_destage_by_hand);
+  tcase_add_test (tc, hdd_seek_table_by_hand);
+  tcase_add_test (tc, hdd_seek_table_checked);
+  tcase_add_test (tc, hdd_read_miss_overhead_by_hand);
   suite_add_tcase (s, tc);
   tc = tcase_create ("flash");
   tcase_set_timeout (tc, 60);
