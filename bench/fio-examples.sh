@@ -1,36 +1,38 @@
 #!/bin/bash
-# Run every fio example job file (fio's examples/*.fio) through raidsim,
-# unmodified, and count how many run; list the others by the reason
-# raidsim gives.  This is the measurement docs/fio-jobs.md quotes.
+# Run every fio example job file (examples/*.fio of a fio source tree)
+# through raidsim, unmodified, and count how many run; list the others
+# by the reason raidsim gives.  This is the measurement docs/fio-jobs.md
+# quotes.  Figures, not a test.
 #
-# fio's files are not part of this tree: give the path of an examples
-# directory, for instance from a checkout of fio 3.33:
+# fio's files are not part of this tree: give the path of a fio source
+# tree (or of its examples directory), for instance a checkout of
+# fio's repository:
 #
-#   git clone --branch fio-3.33 https://github.com/axboe/fio /tmp/fio
-#   bench/fio-examples.sh /tmp/fio/examples
+#   bench/fio-examples.sh /path/to/fio
 #
 # Options (environment):
 #   RAIDSIM=path   the raidsim binary (default build/raidsim/raidsim)
 #   ARRAY=file     the array to run against
-#                  (default configs/arrays/raid0-2x-fixed.ini)
+#                  (default configs/arrays/raid0-4x-sata-ssd.ini)
 #   VERBOSE=1      print each file's outcome
+#   CPU_LIMIT=s    CPU seconds per run (default 10, the target)
 #
-#   CPU_LIMIT=s    CPU seconds per run (default 20)
-#
-# A job file without a size works over the whole array, which at a small
-# block size simulates for a long time: that says nothing about whether
-# it is accepted.  A run that hits the CPU limit counts as running (it
-# was accepted and was simulating), and is listed apart.
+# The files whose engine does no block I/O (refused with "an I/O engine
+# that does no reads or writes at offsets of a block device or file")
+# are counted apart: the tally of the block-device examples leaves
+# them out.  A run that hits the CPU limit was accepted but did not
+# finish in time, and counts as not run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-dir=${1:?usage: bench/fio-examples.sh FIO-EXAMPLES-DIRECTORY}
+dir=${1:?usage: bench/fio-examples.sh FIO-SOURCE-TREE}
+[ -d "$dir/examples" ] && dir=$dir/examples
 raidsim=${RAIDSIM:-build/raidsim/raidsim}
-array=${ARRAY:-configs/arrays/raid0-2x-fixed.ini}
+array=${ARRAY:-configs/arrays/raid0-4x-sata-ssd.ini}
 [ -x "$raidsim" ] || { echo "fio-examples.sh: $raidsim is not executable" >&2; exit 1; }
 
-total=0 ran=0 slow=0
-limit=${CPU_LIMIT:-20}
+total=0 ran=0 slow=0 noio=0
+limit=${CPU_LIMIT:-10}
 reasons=$(mktemp)
 trap 'rm -f "$reasons"' EXIT
 for f in "$dir"/*.fio; do
@@ -48,7 +50,7 @@ for f in "$dir"/*.fio; do
     continue
   fi
   if [ $st -ge 128 ]; then
-    ran=$((ran + 1)) slow=$((slow + 1))
+    slow=$((slow + 1))
     echo "slow     $name (accepted; stopped after $limit s of CPU)"
     continue
   fi
@@ -61,11 +63,16 @@ for f in "$dir"/*.fio; do
     *": refused: "*) key=${why#*: refused: } what="${why%%: refused: *}" ;;
     *) key=$why what= ;;
   esac
+  case $key in
+    "an I/O engine that does no reads or writes"*) noio=$((noio + 1)) ;;
+  esac
   printf '%s\t%s%s\n' "$key" "$name" "${what:+ ($what)}" >> "$reasons"
   [ -n "${VERBOSE:-}" ] && echo "refused  $name: $why"
 done
 
-echo "fio examples in $dir: $ran of $total run ($slow of them stopped for time)"
+block=$((total - noio))
+echo "fio examples in $dir: $ran of $total run within $limit s of CPU each"
+echo "block-device examples (all but the $noio whose engine does no block I/O): $ran of $block run ($(( block ? 100 * ran / block : 0 ))%); $slow accepted but stopped at $limit s"
 if [ -s "$reasons" ]; then
   echo "refused, by reason:"
   sort -t'	' -k1,1 "$reasons" | awk -F'\t' '

@@ -64,6 +64,47 @@ echo "best: $best simulated I/Os per second of wall time (one core)"
 if [ -n "$base_speed" ]; then
   echo "baseline best: $base_best; ratio $(echo "scale=3; $best / $base_best" | bc)"
 fi
+echo "target 10000000; ratio $(echo "scale=3; $best / 10000000" | bc)"
+echo
+
+# 1a. The same through the CLI, as a user runs it (raidsim run of a fio
+# job file with IOS I/Os), on the flash array (target 10M a second) and
+# on a four-disk RAID 0 of hard disks (target 5M): I/Os per second of
+# the process's CPU time, which the neighbours move less than the wall
+# time, best of RUNS, with the command.
+cli_rate ()                     # ARRAY -> I/Os per CPU second
+{
+  local job t0 t1
+  job=$(mktemp --suffix=.fio)
+  # Round the 16 GiB as often as needed (time_based), IOS I/Os, and no
+  # early stop (--precision 0): every I/O is simulated.
+  printf '[speed]\nrw=randread\nbs=4k\niodepth=32\nsize=16g\ntime_based\nruntime=1000h\nnumber_ios=%s\n' \
+    "$IOS" > "$job"
+  /usr/bin/time -f '%U %S' -o "$job.t" "$raidsim" run "$1" --workload "$job" \
+    --precision 0 > /dev/null
+  awk -v n="$IOS" '{ printf "%.0f\n", n / ($1 + $2) }' "$job.t"
+  rm -f "$job" "$job.t"
+}
+for pair in "raid0-4x-sata-ssd 10000000" "raid0-4x-st3500641as-amd 5000000"; do
+  set -- $pair
+  a=$top/configs/arrays/$1.ini
+  echo "## CLI: $raidsim run $a --workload (4K randread, QD32, $IOS I/Os)"
+  best=
+  for i in $(seq "$RUNS"); do
+    r=$(cli_rate "$a")
+    echo "  $r I/Os per CPU second"
+    if [ -z "$best" ] || [ "$r" -gt "$best" ]; then best=$r; fi
+  done
+  echo "best: $best; target $2; ratio $(echo "scale=3; $best / $2" | bc)"
+  echo
+done
+
+# 1c. Time per I/O and memory from 10^6 to 10^8 I/Os (sim-speed, flash).
+echo "## trend: CPU ns per I/O and peak memory"
+for n in 1000000 10000000 100000000; do
+  line=$("$speed" speed "$array" "$n")
+  echo "$line" | awk -v n="$n" '{ printf "%10d I/Os: %.1f ns per I/O (CPU), maxrss %s KiB\n", n, $8 * 1e9 / n, $16 }'
+done
 echo
 
 # 1b. The same run's instructions per simulated I/O, counted by

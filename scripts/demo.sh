@@ -341,7 +341,7 @@ while read -r chunk qd what; do
     continue
   fi
   case $what in
-    uplink) why="the shared uplink to the host (ahci-like's DMI, 1 GB/s)" ;;
+    uplink) why="the shared uplink to the host (ahci-like's DMI 2.0)" ;;
     port*) why="a member's own SATA link ($what)" ;;
     member*) why="the drives themselves ($what)" ;;
     *) why=$what ;;

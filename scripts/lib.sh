@@ -35,6 +35,19 @@ run_cleanups ()
   _raidsim_cleanups=()
 }
 
+# run_cleanups_since N: run, last in first out, only the commands
+# registered after the first N (N as ${#_raidsim_cleanups[@]} was then),
+# and forget them: what one part of a script set up, torn down before
+# the next part starts, leaving what came before it in place.
+run_cleanups_since ()
+{
+  local i
+  for (( i = ${#_raidsim_cleanups[@]} - 1; i >= $1; i-- )); do
+    eval "${_raidsim_cleanups[i]}" || true
+  done
+  _raidsim_cleanups=("${_raidsim_cleanups[@]:0:$1}")
+}
+
 _raidsim_on_exit ()
 {
   local rc=$?

@@ -100,6 +100,16 @@ extern int raidsim_array_split (struct raidsim_array *a, enum raidsim_dir dir,
 extern int raidsim_array_flush (struct raidsim_array *a, raidsim_member_fn fn,
                                 void *opaque);
 
+/* A trim (discard) of array bytes offset+len: fn once per member
+ * command, as md sends a discard to its members (array.c states the
+ * rules of each level).  The commands are sent as trims (io->trim) and
+ * finish through raidsim_array_cmd_done.  Returns 0, fn's first
+ * non-zero value, or -1 if the range is outside the array.
+ */
+extern int raidsim_array_discard (struct raidsim_array *a, uint64_t offset,
+                                  uint64_t len, raidsim_member_fn fn,
+                                  void *opaque);
+
 /* A command that the background stream (background.h) sends: it
  * counts as pending, as md counts sync I/O in a member's nr_pending,
  * but does not move the member's head (md moves it only for reads it

@@ -73,8 +73,11 @@ caller may remember it rather than ask again (the simulator does).
  * 5: submit (or a later reap) may set io->started, when the io starts
  *    being served; left at RAIDSIM_NEVER, the driver estimates it.
  * 6: submit may be given a flush (io->flush, above).
+ * 7: submit may be given a trim (io->trim): the range's data is no
+ *    longer wanted.  A model with nothing to unmap completes it after
+ *    its command cost.
  */
-#define RAIDSIM_DEVICE_OPS_VERSION 6
+#define RAIDSIM_DEVICE_OPS_VERSION 7
 
 struct raidsim_device_ops {
   int version;                  /* RAIDSIM_DEVICE_OPS_VERSION */

@@ -66,6 +66,7 @@ enum raidsim_fio_opt {
   RAIDSIM_FIO_REPLAY_TIME_SCALE,
   RAIDSIM_FIO_FSYNC, RAIDSIM_FIO_FDATASYNC, RAIDSIM_FIO_END_FSYNC,
   RAIDSIM_FIO_FSYNC_ON_CLOSE,
+  RAIDSIM_FIO_SYNC, RAIDSIM_FIO_WRITEFUA,
   RAIDSIM_FIO_NOPTS
 };
 
@@ -96,6 +97,12 @@ enum raidsim_exit_what {
   RAIDSIM_EXIT_GROUP,           /* the threads of its reporting group */
   RAIDSIM_EXIT_STONEWALL,       /* every thread that has started */
   RAIDSIM_EXIT_ALL,             /* every thread, started or not */
+};
+
+enum raidsim_trim_mode {
+  RAIDSIM_TRIM_NONE,
+  RAIDSIM_TRIM_ONLY,            /* rw=trim, randtrim */
+  RAIDSIM_TRIM_THEN_WRITE,      /* rw=trimwrite, randtrimwrite */
 };
 
 enum raidsim_submit_mode {
@@ -209,6 +216,16 @@ struct raidsim_job {
   uint64_t range[2][2];         /* bsrange: min, max; 0: not set */
   unsigned nsplit[2];           /* bssplit */
   struct raidsim_bssplit split[2][RAIDSIM_BSSPLIT_MAX];
+
+  /* rw=trim, randtrim, trimwrite, randtrimwrite: the job is rw=write
+   * (or randwrite) whose requests are trims (RAIDSIM_TRIM_ONLY), or
+   * whose every write is first trimmed (RAIDSIM_TRIM_THEN_WRITE).
+   */
+  int trim;                     /* enum raidsim_trim_mode */
+  uint64_t tbs;                 /* bs=R,W,T: T; 0: as the writes' */
+  int sync;                     /* sync=: 0 none, 1 sync, 2 dsync */
+  bool writefua;                /* writefua=1 */
+  bool fua;                     /* either: the writes are FUA writes */
 
   /* Not fio options: set by the preset expander (preset.c). */
   bool hidden;                  /* run it, leave it out of the reports */
@@ -347,6 +364,10 @@ extern void raidsim_job_format_opt (const struct raidsim_job *j,
                                     size_t len);
 
 extern bool raidsim_rw_is_random (int rw);
+/* The job's rw as fio spells it: raidsim_rw_name, or trim, randtrim,
+ * trimwrite, randtrimwrite for a job that trims.
+ */
+extern const char *raidsim_job_rw_name (const struct raidsim_job *j);
 extern const char *raidsim_rw_name (int rw);
 
 #endif /* RAIDSIM_FIOJOB_H */

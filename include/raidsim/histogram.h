@@ -40,22 +40,39 @@ extern void raid_hist_merge (struct raid_histogram *dst,
  * request: raid_hist_stddev of one filled this way is meaningless,
  * and it must not be merged with one filled by raid_hist_record.
  */
+static inline unsigned
+raid_hist_bucket_of (uint64_t v)
+{
+  unsigned m;
+
+  if (v < RAID_HIST_SUB)
+    return (unsigned) v;
+  m = 63 - __builtin_clzll (v);
+  return (m - RAID_HIST_SUB_BITS + 1) * RAID_HIST_SUB +
+    (unsigned) ((v >> (m - RAID_HIST_SUB_BITS)) - RAID_HIST_SUB);
+}
+
 static inline void
 raid_hist_add (struct raid_histogram *h, uint64_t v)
 {
-  unsigned i;
-
-  if (v < RAID_HIST_SUB)
-    i = (unsigned) v;
-  else {
-    unsigned m = 63 - __builtin_clzll (v);
-
-    i = (m - RAID_HIST_SUB_BITS + 1) * RAID_HIST_SUB +
-      (unsigned) ((v >> (m - RAID_HIST_SUB_BITS)) - RAID_HIST_SUB);
-  }
-  h->bucket[i]++;
+  h->bucket[raid_hist_bucket_of (v)]++;
   h->count++;
   h->sum += v;
+  if (v < h->min)
+    h->min = v;
+  if (v > h->max)
+    h->max = v;
+}
+
+/* Record n samples of v, as n calls of raid_hist_add would. */
+static inline void
+raid_hist_add_n (struct raid_histogram *h, uint64_t v, uint64_t n)
+{
+  if (n == 0)
+    return;
+  h->bucket[raid_hist_bucket_of (v)] += n;
+  h->count += n;
+  h->sum += (unsigned __int128) v * n;
   if (v < h->min)
     h->min = v;
   if (v > h->max)

@@ -32,6 +32,16 @@ struct raidsim_io {
    * before it was sent is on stable media.
    */
   bool flush;
+  /* A trim (discard; device.h, version 7): offset and len as a write's
+   * (dir RAIDSIM_WRITE), no data to move; the device unmaps the range.
+   */
+  bool trim;
+  /* A write with FUA (forced unit access): a controller must not
+   * acknowledge it from a volatile write-back cache.  Device models may
+   * ignore it: the driver follows such a write at the device with a
+   * flush (sim.c), as the block layer does for a drive without FUA.
+   */
+  bool fua;
 
   /* Owned by the model that currently holds the io, from submit until
    * the io is handed back; undefined afterwards.  Enough for a model to

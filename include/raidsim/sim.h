@@ -100,8 +100,17 @@ struct raidsim_job_result {
    * in the stages.
    */
   struct raidsim_dir_result flush;
+  /* Trims (rw=trim, randtrim, trimwrite): count, bytes and latency, as
+   * fio reports its trim direction.  Not in the stages.
+   */
+  struct raidsim_dir_result trim;
   /* Both directions' measured requests, ns (enum raidsim_stage). */
   struct raid_histogram stage[RAIDSIM_NSTAGES];
+  /* Stopped early (raidsim_sim_set_precision): every checked figure's
+   * 95% interval was within precision of its mean when it stopped,
+   * after `end - start` of simulated time; 0: ran as written.
+   */
+  double stopped_at_precision;
 };
 
 struct raidsim_member_result {
@@ -113,6 +122,7 @@ struct raidsim_member_result {
   unsigned __int128 queue_area;  /* integral of commands at the device, ns */
   unsigned max_queue;
   uint64_t flushes;              /* flush commands that reached the device */
+  uint64_t trims, trim_bytes;    /* trim commands that reached it */
 };
 
 struct raidsim_sim;
@@ -129,6 +139,24 @@ extern void raidsim_sim_free (struct raidsim_sim *s);
  * completed.  Returns 0, or -1 with raidsim_error () set.
  */
 extern int raidsim_sim_run (struct raidsim_sim *s);
+
+/* Early stop, before the run.  A job may stop once the 95% confidence
+ * interval of each of its checked figures (per direction: IOPS, MB/s
+ * and mean latency; the percentiles, minimum and maximum are not
+ * checked) is within precision (a fraction, 0.01 for 1%) of the mean.
+ * The interval comes from batch means: the job's measured requests in
+ * batches of equal count (at most 32, merged in pairs as they fill),
+ * at least 16 batches (of at least 4096 requests at first) and a
+ * second of the job's simulated time, Student's t for batches - 1
+ * degrees of freedom.
+ * Its threads then stop issuing, as at the end of runtime, and its
+ * result says so (stopped_at_precision).  precision 0: no job stops
+ * early.  Not called: RAIDSIM_DEFAULT_PRECISION for time-based jobs
+ * whose runtime is over a minute, none for others.
+ */
+#define RAIDSIM_DEFAULT_PRECISION 0.01
+extern void raidsim_sim_set_precision (struct raidsim_sim *s,
+                                       double precision);
 
 /* Before the run: write fio's latency log of every job, one line per
  * request counted (after ramp_time), to PREFIX_lat.N.log (N the job's

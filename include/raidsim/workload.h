@@ -125,6 +125,14 @@ struct raidsim_hostreq {
    * RAIDSIM_WRITE, 0 and 0.
    */
   bool flush;
+  /* A trim of offset+len (dir RAIDSIM_WRITE): the driver sends it to
+   * the members by md's discard rules (raidsim_array_discard).
+   */
+  bool trim;
+  /* A write that must be on stable media when it completes (sync=1,
+   * writefua=1: fio's O_SYNC writes, which the kernel sends with FUA).
+   */
+  bool fua;
 };
 
 /* Make req a flush, measured or not.  Any source of host requests (a
@@ -138,6 +146,8 @@ raidsim_hostreq_flush (struct raidsim_hostreq *req, bool measured)
   req->len = 0;
   req->measured = measured;
   req->flush = true;
+  req->trim = false;
+  req->fua = false;
 }
 
 /* One direction's state in a job of several block sizes. */
@@ -218,6 +228,9 @@ struct raidsim_worker {
   uint64_t writes;
   bool flush_due;
   bool end_flushed;
+  /* trimwrite: the range just trimmed, to be written next. */
+  bool trimmed;
+  uint64_t trim_offset, trim_len;
 
   /* Jobs of several block sizes (!raidsim_job_bs_fixed). */
   bool variable;

@@ -77,6 +77,11 @@ usage (FILE *fp)
            "                       %d timed, 1 fast)\n"
            "      --lat-log PREFIX write fio's latency log of each job, one\n"
            "                       line per I/O, to PREFIX_lat.N.log\n"
+           "      --precision F    stop a job once the 95%% interval of each\n"
+           "                       of its IOPS, MB/s and mean latencies is\n"
+           "                       within F of its mean (0.01: 1%%); 0: run\n"
+           "                       every job to its end (default: 0.01 for\n"
+           "                       time-based jobs of runtime over a minute)\n"
            "      --set KEY=VALUE  set a key of the array file for this run\n"
            "                       (any but device, controller and members),\n"
            "                       e.g. --set rebuild=1 --set failed=none\n"
@@ -115,6 +120,7 @@ cmd_run (int argc, char **argv)
     { "iodepth", required_argument, NULL, 'D' },
     { "lat-log", required_argument, NULL, 'L' },
     { "seeds", required_argument, NULL, 'N' },
+    { "precision", required_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -136,6 +142,7 @@ cmd_run (int argc, char **argv)
   struct raidsim_figs *figs = NULL;
   unsigned k;
   int c, ret = 1;
+  double precision = -1;        /* -1: the simulator's default */
 
   optind = 1;
   while ((c = getopt_long (argc, argv, ":w:s:f:m:t:h", longopts, NULL))
@@ -173,6 +180,19 @@ cmd_run (int argc, char **argv)
     case 'N':
       seeds_arg = optarg;
       break;
+    case 'p': {
+      char *end;
+
+      errno = 0;
+      precision = strtod (optarg, &end);
+      if (errno || end == optarg || *end || !(precision >= 0) ||
+          precision >= 1) {
+        cli_error (CMD, "--precision: '%s' is not a fraction from 0 to 1 "
+                   "(0.01 for 1%%, 0 to run every job to its end)", optarg);
+        return 1;
+      }
+      break;
+    }
     case 'w':
       workload = optarg;
       break;
@@ -295,6 +315,8 @@ cmd_run (int argc, char **argv)
     for (k = 0; k < seeds.n; ++k) {
       raidsim_sim_free (s);
       s = raidsim_sim_new (ac, jf, seeds.seed[k]);
+      if (s && precision >= 0)
+        raidsim_sim_set_precision (s, precision);
       if (s == NULL || raidsim_sim_run (s) == -1 ||
           raidsim_figs_of (s, &figs[k]) == -1)
         goto err;
@@ -311,6 +333,8 @@ cmd_run (int argc, char **argv)
   s = raidsim_sim_new (ac, jf, seed);
   if (s == NULL)
     goto err;
+  if (precision >= 0)
+    raidsim_sim_set_precision (s, precision);
   if (lat_log && raidsim_sim_lat_log (s, lat_log) == -1)
     goto err;
   if (raidsim_sim_run (s) == -1 || raidsim_sim_close_logs (s) == -1)

@@ -57,6 +57,12 @@ static const struct raidsim_enum exit_what_enums[] = {
   { NULL, 0 },
 };
 
+/* fio's sync= (options.c, str_sync_cb): a number or these names. */
+static const struct raidsim_enum sync_enums[] = {
+  { "0", 0 }, { "none", 0 }, { "1", 1 }, { "sync", 1 }, { "dsync", 2 },
+  { NULL, 0 },
+};
+
 static const struct raidsim_enum submit_enums[] = {
   { "inline", RAIDSIM_SUBMIT_INLINE },
   { "offload", RAIDSIM_SUBMIT_OFFLOAD },
@@ -335,6 +341,20 @@ const struct raidsim_param raidsim_fio_params[] = {
     .offset = J (fsync_on_close), .def = "0",
     .help = "As end_fsync: the job's one file (the array) is closed once, "
     "at its end.  With end_fsync too, one flush." },
+  { .name = "sync", .type = RAIDSIM_PT_ENUM, .offset = J (sync),
+    .def = "none", .enums = sync_enums,
+    .help = "O_SYNC (1, sync) or O_DSYNC (dsync) writes.  Linux sends a "
+    "direct write to a block device opened so with FUA (block/fops.c), "
+    "md passes FUA on to the member writes, and each member's write is "
+    "timed as the block layer sends FUA to a drive with a volatile cache "
+    "and no FUA command (blk-flush.c): the write, then a flush of that "
+    "member, the write done when the flush is.  A controller's "
+    "write-back cache does not acknowledge such a write.  Reads are "
+    "unchanged.  0, none: ordinary writes." },
+  { .name = "writefua", .type = RAIDSIM_PT_BOOL, .offset = J (writefua),
+    .def = "0",
+    .help = "A flag: every write is sent with FUA, timed as sync=1 "
+    "(fio's sg and io_uring_cmd engines set the command's FUA bit)." },
   RAIDSIM_PARAM_END,
 };
 #undef J
@@ -352,6 +372,18 @@ const char *
 raidsim_rw_name (int rw)
 {
   return rw_names[rw];
+}
+
+const char *
+raidsim_job_rw_name (const struct raidsim_job *j)
+{
+  bool rnd = raidsim_rw_is_random (j->rw);
+
+  switch (j->trim) {
+  case RAIDSIM_TRIM_ONLY: return rnd ? "randtrim" : "trim";
+  case RAIDSIM_TRIM_THEN_WRITE: return rnd ? "randtrimwrite" : "trimwrite";
+  default: return raidsim_rw_name (j->rw);
+  }
 }
 
 bool
@@ -760,6 +792,30 @@ env_subst (const char *s)
   return out;
 }
 
+/* The first ${VAR} in s that names no environment variable, as
+ * written ("${FIO_BS}"), or NULL; in a static buffer.
+ */
+static const char *
+unset_var (const char *s)
+{
+  static char buf[260];
+  const char *p, *end;
+
+  for (p = s; p && (p = strstr (p, "${")) != NULL; p = end) {
+    char name[256];
+
+    end = strchr (p + 2, '}');
+    if (end == NULL)
+      return NULL;
+    snprintf (name, sizeof name, "%.*s", (int) (end - p - 2), p + 2);
+    if (getenv (name) == NULL) {
+      snprintf (buf, sizeof buf, "${%s}", name);
+      return buf;
+    }
+  }
+  return NULL;
+}
+
 /* ---- fio's options that are not in the table ----
  *
  * Every option of fio 3.33 (options.c, the engines' and the profiles'
@@ -775,7 +831,7 @@ enum why {
   W_NAME, W_TARGET, W_HOST, W_ENGINE, W_DATA, W_RANDOM, W_REPORT,
   W_PROCESS, W_CHECK, W_PROFILE_OPT, W_IGNORED,
   /* Refused. */
-  W_FLUSH, W_TRIM, W_SCSI, W_ZONED, W_FILES, W_NOIO, W_TRACE, W_FEEDBACK,
+  W_FLUSH, W_SCSI, W_ZONED, W_FILES, W_NOIO, W_TRACE, W_FEEDBACK,
   W_PROFILE, W_DEPRECATED, W_NOTYET,
   W_NWHY
 };
@@ -816,12 +872,10 @@ static const struct {
     "with profile=, and that is refused" },
   [W_IGNORED] = { "Deprecated and ignored by fio",
     "deprecated; fio 3.33 ignores it too" },
-  [W_FLUSH] = { "Synchronous writes",
-    "synchronous or forced-unit-access writes (O_SYNC, FUA) or "
-    "sync_file_range, and the models have flushes (fsync, fdatasync) "
-    "but no durable write and no page cache" },
-  [W_TRIM] = { "Trims",
-    "trims (discards), and the device models have no trim operation" },
+  [W_FLUSH] = { "Reads with FUA, sync_file_range",
+    "reads with forced unit access (which skip a drive's read cache) or "
+    "sync_file_range (which needs a page cache), and the models have "
+    "neither (sync=1 and writefua are modelled)" },
   [W_SCSI] = { "Other commands",
     "commands other than read and write (SCSI WRITE AND VERIFY, WRITE "
     "SAME), and the device models have only those two" },
@@ -951,9 +1005,30 @@ static const struct fio_other others[] = {
   { "exit_on_io_done", W_ENGINE, NULL }, { "program", W_ENGINE, NULL },
   { "arguments", W_ENGINE, NULL }, { "grace_time", W_ENGINE, NULL },
   { "std_redirect", W_ENGINE, NULL },
+  /* Engines and options newer than fio 3.33 (fio 3.42's HOWTO). */
+  { "libblkio_driver", W_ENGINE, NULL }, { "libblkio_path", W_ENGINE, NULL },
+  { "libblkio_pre_connect_props", W_ENGINE, NULL },
+  { "libblkio_num_entries", W_ENGINE, NULL },
+  { "libblkio_queue_size", W_ENGINE, NULL },
+  { "libblkio_pre_start_props", W_ENGINE, NULL },
+  { "libblkio_vectored", W_ENGINE, NULL },
+  { "libblkio_write_zeroes_on_trim", W_ENGINE, NULL },
+  { "libblkio_wait_mode", W_ENGINE, NULL },
+  { "libblkio_force_enable_completion_eventfd", W_ENGINE, NULL },
+  { "rocm_io", W_ENGINE, NULL },
+  /* io_uring_cmd's other NVMe commands (write zeroes, uncorrectable,
+   * verify): plain writes only.
+   */
+  { "write_mode", W_SCSI, "write" },
+  /* NVMe data placement: a hint where the drive puts data, which the
+   * flash model does not model (writes go to the next die in turn).
+   */
+  { "fdp", W_HOST, NULL }, { "fdp_pli", W_HOST, NULL },
+  { "fdp_pli_select", W_HOST, NULL }, { "dataplacement", W_HOST, NULL },
+  { "plids", W_HOST, NULL }, { "plid_select", W_HOST, NULL },
   /* sg: plain WRITE commands only; FUA is a write through the cache. */
   { "sg_write_mode", W_SCSI, "write" },
-  { "readfua", W_FLUSH, "0" }, { "writefua", W_FLUSH, "0" },
+  { "readfua", W_FLUSH, "0" },
 
   { "verify", W_DATA, NULL }, { "do_verify", W_DATA, NULL },
   { "verify_interval", W_DATA, NULL }, { "verify_offset", W_DATA, NULL },
@@ -972,6 +1047,13 @@ static const struct fio_other others[] = {
   { "dedupe_percentage", W_DATA, NULL }, { "dedupe_global", W_DATA, NULL },
   { "dedupe_mode", W_DATA, NULL },
   { "dedupe_working_set_percentage", W_DATA, NULL },
+  /* NVMe protection information and metadata: the models' drives are
+   * formatted without metadata, so none is moved or checked.
+   */
+  { "pi_act", W_DATA, NULL }, { "pi_chk", W_DATA, NULL },
+  { "apptag", W_DATA, NULL }, { "apptag_mask", W_DATA, NULL },
+  { "md_per_io_size", W_DATA, NULL },
+  { "verify_write_sequence", W_DATA, NULL },
 
   { "randrepeat", W_RANDOM, NULL }, { "randseed", W_RANDOM, NULL },
   { "allrandrepeat", W_RANDOM, NULL }, { "random_generator", W_RANDOM, NULL },
@@ -1026,7 +1108,6 @@ static const struct fio_other others[] = {
    * that do block I/O it changes nothing.
    */
   { "write_barrier", W_ENGINE, NULL }, { "sync_file_range", W_FLUSH, NULL },
-  { "sync", W_FLUSH, "0|none" },
 
   { "zonecapacity", W_ZONED, NULL }, { "max_open_zones", W_ZONED, NULL },
   { "job_max_open_zones", W_ZONED, NULL },
@@ -1078,6 +1159,9 @@ static const struct fio_other others[] = {
   { "rw_sequencer", W_NOTYET, "sequential" },
   { "iodepth_low", W_NOTYET, NULL },
   { "verify_only", W_NOTYET, "0" },
+  { "num_range", W_NOTYET, "1" },
+  { "sprandom", W_NOTYET, "0" }, { "spr_op", W_NOTYET, NULL },
+  { "spr_num_regions", W_NOTYET, NULL },
   { NULL, 0, NULL },
 };
 
@@ -1097,6 +1181,10 @@ static const struct { const char *name; enum why why; } engines[] = {
   { "ime_aio", W_HOST }, { "libiscsi", W_HOST }, { "nbd", W_HOST },
   { "libcufile", W_HOST }, { "dfs", W_HOST }, { "nfs", W_HOST },
   { "xnvme", W_HOST },
+  /* Newer than fio 3.33 (fio 3.42). */
+  { "libblkio", W_HOST }, { "libhipfile", W_HOST },
+  { "dircreate", W_NOIO }, { "dirstat", W_NOIO }, { "dirdelete", W_NOIO },
+  { "page_fault", W_NOIO },
   { "libzbc", W_ZONED },
   { "null", W_NOIO }, { "net", W_NOIO }, { "netsplice", W_NOIO },
   { "cpuio", W_NOIO }, { "rdma", W_NOIO }, { "falloc", W_NOIO },
@@ -1279,8 +1367,15 @@ static int
 parse_rw (struct loader *ld, const struct raidsim_ini_entry *e,
           const char *value, struct raidsim_job *j)
 {
-  static const char *const trims[] = {
-    "trim", "randtrim", "trimwrite", "randtrimwrite", NULL,
+  /* fio's trim directions: writes that are trims, or writes each
+   * trimmed first (the simulator sends them as trims, sim.c).
+   */
+  static const struct { const char *name; int rw, trim; } trims[] = {
+    { "trim", RAIDSIM_RW_WRITE, RAIDSIM_TRIM_ONLY },
+    { "randtrim", RAIDSIM_RW_RANDWRITE, RAIDSIM_TRIM_ONLY },
+    { "trimwrite", RAIDSIM_RW_WRITE, RAIDSIM_TRIM_THEN_WRITE },
+    { "randtrimwrite", RAIDSIM_RW_RANDWRITE, RAIDSIM_TRIM_THEN_WRITE },
+    { NULL, 0, 0 },
   };
   const struct raidsim_param *p = &raidsim_fio_params[RAIDSIM_FIO_RW];
   size_t n = strcspn (value, ":,");
@@ -1288,13 +1383,15 @@ parse_rw (struct loader *ld, const struct raidsim_ini_entry *e,
   unsigned i;
 
   snprintf (name, sizeof name, "%.*s", (int) (n < 31 ? n : 31), value);
-  for (i = 0; trims[i]; ++i)
-    if (strcmp (name, trims[i]) == 0) {
-      raidsim_set_error ("%s:%u: rw=%s: refused: %s", ld->ini->path,
-                         e->line, name, whys[W_TRIM].why);
-      return -1;
-    }
-  if (raidsim_param_parse (p, name, &j->rw) == -1) {
+  j->trim = RAIDSIM_TRIM_NONE;
+  for (i = 0; trims[i].name; ++i)
+    if (strcmp (name, trims[i].name) == 0)
+      break;
+  if (trims[i].name) {
+    j->rw = trims[i].rw;
+    j->trim = trims[i].trim;
+  }
+  else if (raidsim_param_parse (p, name, &j->rw) == -1) {
     raidsim_set_error ("%s:%u: %s%s", ld->ini->path, e->line, e->key,
                        raidsim_error () + strlen (p->name));
     return -1;
@@ -1413,6 +1510,11 @@ parse_perdir (struct loader *ld, const struct raidsim_ini_entry *e,
   }
   *rd = v[0];
   *wr = n == 1 ? 0 : v[1] == v[0] ? 0 : v[1];
+  /* The trims' value: the third, or as fio fills a missing one, the
+   * last given (parse.c, handle_option).
+   */
+  if (p == &raidsim_fio_params[RAIDSIM_FIO_BS])
+    j->tbs = n == 3 && piece[2][0] ? v[2] : n == 1 ? v[0] : v[1];
   return 0;
 }
 
@@ -1752,8 +1854,15 @@ apply_modelled (struct loader *ld, const struct raidsim_ini_entry *e,
     return -1;
   }
   if (value && value[0] == '\0') {
-    raidsim_set_error ("%s:%u: %s: empty value (an unset ${VARIABLE}?)",
-                       ld->ini->path, e->line, key);
+    const char *unset = unset_var (e->value);
+
+    if (unset)
+      raidsim_set_error ("%s:%u: %s: empty value: %s is not set in the "
+                         "environment (fio replaces it with nothing)",
+                         ld->ini->path, e->line, key, unset);
+    else
+      raidsim_set_error ("%s:%u: %s: empty value", ld->ini->path, e->line,
+                         key);
     return -1;
   }
   switch (o) {
@@ -2106,8 +2215,13 @@ jobfile_from_ini (const char *path, struct raidsim_ini *ini)
     goto err;
   }
   for (i = 0; i < jf->njobs; ++i) {
-    const struct raidsim_job *j = &jf->jobs[i];
+    struct raidsim_job *j = &jf->jobs[i];
 
+    /* A trim job's requests take the trims' size (bs=R,W,T). */
+    if (j->trim == RAIDSIM_TRIM_ONLY && j->tbs &&
+        j->range[1][0] == 0 && j->nsplit[1] == 0)
+      j->wbs = j->tbs == j->bs ? 0 : j->tbs;
+    j->fua = j->sync != 0 || j->writefua;
     if (j->time_based && j->runtime == 0) {
       raidsim_set_error ("%s:%u: time_based: needs runtime (fio would run "
                          "forever)", path, j->opt_line[RAIDSIM_FIO_TIME_BASED]
@@ -2256,7 +2370,6 @@ raidsim_jobfile_trace (const char *path, uint64_t iodepth, bool no_stall)
 /* Values of modelled options that are refused or noted, for the docs. */
 static const struct { enum why why; const char *text; } doc_extras[] = {
   { W_HOST, "`ioengine=external:...`" },
-  { W_TRIM, "`rw=trim`, `rw=randtrim`, `rw=trimwrite`, `rw=randtrimwrite`" },
   { W_ZONED, "`zonemode=zbd`, sizes in zones (`size=10z`)" },
   { W_NOTYET, "`random_distribution=zoned_abs`, `zonemode=strided` with "
     "several block sizes or a random_distribution" },

@@ -79,6 +79,7 @@ struct zone {
   uint64_t array_end;       /* one past the last */
   uint64_t dev_start;       /* member offset (from data_offset) of the zone */
   unsigned ndevs;
+  unsigned dev_shift;       /* log2 ndevs when a power of two, else 0 */
   unsigned dev[RAID_MAX_MEMBERS];
 };
 
@@ -148,6 +149,7 @@ build_zones (struct raid_geom *g)
     }
     if (z->ndevs == 0)
       break;
+    z->dev_shift = is_power_of_2 (z->ndevs) ? log2_u64 (z->ndevs) : 0;
     z->dev_start = prev;
     z->array_start = array_pos;
     z->array_end = array_pos + (smallest - prev) * z->ndevs;
@@ -339,10 +341,23 @@ map_raid0 (const struct raid_geom *g, uint64_t offset, struct raid_piece *p)
   uint64_t chunk = zoff >> g->chunk_shift;
   uint64_t in_chunk = zoff & (g->chunk - 1);
 
+  uint64_t stripe;
+  unsigned member;
+
+  /* The power-of-two fast path: a shift and a mask, not a division
+   * (tens of cycles) for every piece.
+   */
+  if (z->dev_shift || z->ndevs == 1) {
+    stripe = chunk >> z->dev_shift;
+    member = chunk & (z->ndevs - 1);
+  }
+  else {
+    stripe = chunk / z->ndevs;
+    member = chunk % z->ndevs;
+  }
   p->ncopies = 1;
-  p->copy[0].member = z->dev[chunk % z->ndevs];
-  p->copy[0].offset = z->dev_start +
-    ((chunk / z->ndevs) << g->chunk_shift) + in_chunk;
+  p->copy[0].member = z->dev[member];
+  p->copy[0].offset = z->dev_start + (stripe << g->chunk_shift) + in_chunk;
 }
 
 static void

@@ -28,13 +28,7 @@ raid_hist_init (struct raid_histogram *h)
 unsigned
 raid_hist_index (uint64_t v)
 {
-  unsigned m, shift;
-
-  if (v < RAID_HIST_SUB)
-    return v;
-  m = 63 - __builtin_clzll (v);
-  shift = m - S;
-  return (m - S + 1) * RAID_HIST_SUB + ((v >> shift) - RAID_HIST_SUB);
+  return raid_hist_bucket_of (v);
 }
 
 uint64_t

@@ -407,3 +407,205 @@ raidsim_array_flush (struct raidsim_array *a, raidsim_member_fn fn,
   }
   return 0;
 }
+
+/* ---- discards (trims) ----
+ *
+ * md's rules, per level (drivers/md, read for these facts):
+ *
+ * - raid0 (raid0_handle_discard): a discard is first split at the end
+ *   of its zone; within a zone, every member the discard's stripes touch
+ *   gets one discard, from the first to the last byte of its own chunks
+ *   in range, and a member with nothing in range gets none.
+ * - raid1: a discard is written like data, to every mirror that has
+ *   not failed, in pieces no larger than md's 64 MiB barrier units
+ *   (align_to_barrier_unit_end).
+ * - raid10 (raid10_handle_discard): when the members are a multiple of
+ *   the copies and the discard covers at least two stripes (a stripe:
+ *   members / copies chunks), its part from the first stripe boundary
+ *   to the last goes to each member as one range; what lies before and
+ *   after, and any other discard, goes as a write does, chunk piece by
+ *   chunk piece to every copy.
+ * - a single drive: the range as it is.
+ *
+ * A member's own limit on a discard's size (max_discard_sectors, where
+ * the block layer would split it again) is not modelled: one range is
+ * one command.  Discard commands count as pending for the read policies
+ * as writes do (md holds nr_pending on the rdev for them too).
+ */
+
+/* The member ranges of one discard, before they are sent. */
+struct discard {
+  struct raidsim_array *a;
+  raidsim_member_fn fn;
+  void *opaque;
+  bool open[RAID_MAX_MEMBERS];
+  uint64_t start[RAID_MAX_MEMBERS], end[RAID_MAX_MEMBERS];
+};
+
+static int
+discard_send (struct discard *d, unsigned m)
+{
+  struct raidsim_member_cmd cmd = { m, d->start[m], d->end[m] - d->start[m] };
+
+  d->open[m] = false;
+  raid_load_issue (&d->a->reads.member[m], false, cmd.offset, cmd.len);
+  return d->fn (&cmd, d->opaque);
+}
+
+/* Send every member's open range, in member order. */
+static int
+discard_close (struct discard *d)
+{
+  unsigned m;
+  int r;
+
+  for (m = 0; m < d->a->nmembers; ++m)
+    if (d->open[m] && (r = discard_send (d, m)) != 0)
+      return r;
+  return 0;
+}
+
+/* A piece of a discard whose copies each join their member's range. */
+static int
+discard_grow (const struct raid_piece *p, void *opaque)
+{
+  struct discard *d = opaque;
+  unsigned k;
+  int r;
+
+  for (k = 0; k < p->ncopies; ++k) {
+    unsigned m = p->copy[k].member;
+
+    if (is_failed (d->a, m))
+      continue;
+    if (d->open[m] && d->end[m] == p->copy[k].offset) {
+      d->end[m] += p->length;
+      continue;
+    }
+    if (d->open[m] && (r = discard_send (d, m)) != 0)
+      return r;
+    d->open[m] = true;
+    d->start[m] = p->copy[k].offset;
+    d->end[m] = p->copy[k].offset + p->length;
+  }
+  return 0;
+}
+
+/* A piece sent as a write sends it: every live copy, one command each. */
+static int
+discard_piece (const struct raid_piece *p, void *opaque)
+{
+  struct discard *d = opaque;
+  int r;
+
+  if ((r = discard_grow (p, d)) != 0)
+    return r;
+  return discard_close (d);
+}
+
+/* The array offsets where RAID 0 zones end, as md's create_strip_zones
+ * lays them out (geometry.c): ascending, the last the array's size.
+ */
+static unsigned
+raid0_zone_ends (const struct raidsim_array *a, uint64_t *ends)
+{
+  uint64_t prev = 0, pos = 0;
+  unsigned n = 0;
+
+  for (;;) {
+    uint64_t next = UINT64_MAX;
+    unsigned i, devs = 0;
+
+    for (i = 0; i < a->nmembers; ++i) {
+      uint64_t u = raid_geom_member_used (a->geom, i);
+
+      if (u > prev) {
+        devs++;
+        if (u < next)
+          next = u;
+      }
+    }
+    if (devs == 0)
+      return n;
+    pos += (next - prev) * devs;
+    ends[n++] = pos;
+    prev = next;
+  }
+}
+
+int
+raidsim_array_discard (struct raidsim_array *a, uint64_t offset,
+                       uint64_t len, raidsim_member_fn fn, void *opaque)
+{
+  struct discard d = { .a = a, .fn = fn, .opaque = opaque };
+  int r;
+
+  if (len == 0 || offset >= a->size || len > a->size - offset) {
+    raidsim_set_error ("array: range %" PRIu64 "+%" PRIu64
+                       " is outside the array (%" PRIu64 " bytes)",
+                       offset, len, a->size);
+    return -1;
+  }
+  if (a->geom == NULL) {
+    d.open[0] = true;
+    d.start[0] = offset;
+    d.end[0] = offset + len;
+    return discard_send (&d, 0);
+  }
+  switch (raid_geom_level (a->geom)) {
+  case RAID_LEVEL_0: {
+    uint64_t ends[RAID_MAX_MEMBERS];
+    unsigned nz = raid0_zone_ends (a, ends), z;
+
+    for (z = 0; z < nz && len > 0; ++z) {
+      uint64_t n;
+
+      if (offset >= ends[z])
+        continue;
+      n = ends[z] - offset < len ? ends[z] - offset : len;
+      if ((r = raid_geom_foreach (a->geom, offset, n, discard_grow, &d)) != 0 ||
+          (r = discard_close (&d)) != 0)
+        return r;
+      offset += n;
+      len -= n;
+    }
+    return 0;
+  }
+  case RAID_LEVEL_1: {
+    const uint64_t unit = UINT64_C (64) << 20;
+
+    while (len > 0) {
+      uint64_t n = unit - offset % unit;
+
+      if (n > len)
+        n = len;
+      if ((r = raid_geom_foreach (a->geom, offset, n, discard_piece, &d)) != 0)
+        return r;
+      offset += n;
+      len -= n;
+    }
+    return 0;
+  }
+  default: {
+    unsigned copies = raid_geom_copies (a->geom);
+    uint64_t stripe = raid_geom_chunk (a->geom) * (a->nmembers / copies);
+    uint64_t head, tail;
+
+    if (a->nmembers % copies != 0 || len < 2 * stripe)
+      return raid_geom_foreach (a->geom, offset, len, discard_piece, &d);
+    head = (stripe - offset % stripe) % stripe;
+    tail = (offset + len) % stripe;
+    if (head && (r = raid_geom_foreach (a->geom, offset, head,
+                                        discard_piece, &d)) != 0)
+      return r;
+    if ((r = raid_geom_foreach (a->geom, offset + head, len - head - tail,
+                                discard_grow, &d)) != 0 ||
+        (r = discard_close (&d)) != 0)
+      return r;
+    if (tail)
+      return raid_geom_foreach (a->geom, offset + len - tail, tail,
+                                discard_piece, &d);
+    return 0;
+  }
+  }
+}

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,15 @@ struct cmd {
   };
   bool bg;                      /* the background stream's command */
   bool acked;                   /* the controller's cache acknowledged it */
+  /* A FUA write (hostreq fua).  The device models have no FUA command,
+   * so its member gets it as the block layer sends a FUA write to a
+   * drive with a volatile cache and no FUA (blk-flush.c, a post-flush):
+   * the write, then a flush of that member once the write completes;
+   * the command is done when the flush is.  fua_flushing: its flush is
+   * at the device (io.flush set, the write's range kept here).
+   */
+  bool fua, fua_flushing;
+  uint64_t fua_offset, fua_len;
   struct cmd *free_next;
 };
 
@@ -62,9 +72,53 @@ struct hreq {
   struct hreq *free_next;
 };
 
+/* A job's stage samples not yet in its histograms: per stage, the
+ * value of its first sample and how many samples since had that value.
+ * Most stages of most runs take one value over and over (a fixed
+ * controller overhead, no host queue, no coalescing), and counting a
+ * repeat is far cheaper than a histogram's add; other values go to the
+ * histogram at once.  The histograms end with the same samples
+ * (flush_stages), and their order does not matter to them.
+ */
+struct stage_runs {
+  uint64_t v[RAIDSIM_NSTAGES];
+  uint64_t n[RAIDSIM_NSTAGES];
+  bool set;
+};
+
+/* Early stop (raidsim_sim_set_precision): a job's measured requests in
+ * batches of `per` completions; per direction (read, write, trim) each
+ * batch's I/Os, bytes and latency sum, and its length in time.
+ */
+#define ES_MAX 32               /* batches kept; full: merged in pairs */
+#define ES_MIN 16               /* batches before a decision */
+#define ES_FIRST 4096           /* completions in a batch at first */
+/* No decision before this much of the job's time: effects with a long
+ * period (a drive's garbage collection in bursts, a cache filling)
+ * must have had the time to show in the batches.
+ */
+#define ES_MIN_NS RAIDSIM_NS_PER_S
+#define ES_NDIRS 3
+
+struct es_batch {
+  uint64_t ios[ES_NDIRS], bytes[ES_NDIRS];
+  unsigned __int128 lat[ES_NDIRS];
+  raidsim_ns len;
+};
+
+struct early {
+  double precision;             /* 0: this job runs as written */
+  uint64_t per, n;              /* per batch; in the current one */
+  raidsim_ns t0;                /* the current batch's start */
+  struct es_batch cur, b[ES_MAX];
+  unsigned nb;
+  bool started, ready, done;
+};
+
 struct thread {
   struct raidsim_worker w;
   struct raidsim_job_result *res;
+  struct stage_runs *runs;      /* its job's */
   unsigned inflight;
   bool flushing;                /* a flush in flight: issue nothing */
   bool finished;                /* stopped issuing, nothing in flight */
@@ -133,6 +187,9 @@ struct raidsim_sim {
 
   unsigned njobs;
   struct raidsim_job_result *jobs;
+  struct stage_runs *runs;      /* one per job */
+  struct early *early;          /* one per job */
+  double precision;             /* raidsim_sim_set_precision; < 0: default */
   unsigned nthreads;
   struct thread *threads;
 
@@ -257,6 +314,12 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
     if (now >= s->window_start)
       m->res.flushes++;
   }
+  else if (c->io.trim) {
+    if (now >= s->window_start) {
+      m->res.trims++;
+      m->res.trim_bytes += c->io.len;
+    }
+  }
   else if (now >= s->window_start) {
     m->res.ios[c->io.dir]++;
     m->res.bytes[c->io.dir] += c->io.len;
@@ -268,7 +331,8 @@ dev_submit (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   /* The stream's idle test looks at the host's I/O at each member. */
   if (s->bg && !c->bg && !c->io.flush)
     raidsim_bg_fg_io (s->bg, c->io.member, c->io.len);
-  c->t_dev = now;
+  if (!c->fua_flushing)
+    c->t_dev = now;
   c->io.started = RAIDSIM_NEVER;
   m->ops->submit (m->dev, &c->io, now);
   m->dev_next = m->ops->next (m->dev);
@@ -305,7 +369,8 @@ cmd_issued (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
   struct sim_member *m = &s->m[c->io.member];
 
   c->t_issue = now;
-  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0 && !c->io.flush)
+  if (c->io.dir == RAIDSIM_WRITE && m->npath > 0 && !c->io.flush &&
+      !c->io.trim)
     transit_push (s, m, c, now);
   else
     dev_submit (s, c, now);
@@ -327,41 +392,89 @@ dev_done (struct raidsim_sim *s, struct cmd *c, raidsim_ns now)
 
   if (c->io.dir == RAIDSIM_READ && m->npath > 0)
     transit_push (s, m, c, now);
-  else
+  else if (c->fua && !c->fua_flushing) {
+    /* The write is done: its post-flush goes to the same member. */
+    c->fua_flushing = true;
+    c->fua_offset = c->io.offset;
+    c->fua_len = c->io.len;
+    c->io.flush = true;
+    c->io.fua = false;
+    c->io.offset = 0;
+    c->io.len = 0;
+    dev_submit (s, c, now);
+  }
+  else {
+    if (c->fua_flushing) {
+      c->fua_flushing = false;
+      c->io.flush = false;
+      c->io.fua = true;
+      c->io.offset = c->fua_offset;
+      c->io.len = c->fua_len;
+    }
     member_finished (s, c, now);
+  }
 }
 
 /* The stages (sim.h) of c, the command its request waited for last,
  * completed at now; a command the controller's cache acknowledged at
  * now spent all of its request's time in the controller.
  */
+static inline void
+stage_add (struct raidsim_job_result *r, struct stage_runs *sr,
+           enum raidsim_stage i, uint64_t v)
+{
+  if (v == sr->v[i])
+    sr->n[i]++;
+  else
+    raid_hist_add (&r->stage[i], v);
+}
+
+/* Put a job's pending stage samples in its histograms. */
 static void
-record_stages (struct raidsim_job_result *r, const struct hreq *h,
-               const struct cmd *c, raidsim_ns now)
+flush_stages (struct raidsim_job_result *r, struct stage_runs *sr)
+{
+  unsigned i;
+
+  for (i = 0; i < RAIDSIM_NSTAGES; ++i) {
+    raid_hist_add_n (&r->stage[i], sr->v[i], sr->n[i]);
+    sr->n[i] = 0;
+  }
+}
+
+static void
+record_stages (struct raidsim_job_result *r, struct stage_runs *sr,
+               const struct hreq *h, const struct cmd *c, raidsim_ns now)
 {
   raidsim_ns link;
 
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_HOST_QUEUE],
-                       h->issued - h->due);
+  if (!sr->set) {
+    /* The first request's stages are the values counted by repeats. */
+    sr->set = true;
+    sr->v[RAIDSIM_STAGE_HOST_QUEUE] = h->issued - h->due;
+    if (c->acked) {
+      sr->v[RAIDSIM_STAGE_CONTROLLER] = now - c->t_submit;
+    }
+    else {
+      sr->v[RAIDSIM_STAGE_CONTROLLER] = c->t_issue - c->t_submit;
+      sr->v[RAIDSIM_STAGE_COALESCE] = now - c->t_member;
+    }
+  }
+  stage_add (r, sr, RAIDSIM_STAGE_HOST_QUEUE, h->issued - h->due);
   if (c->acked) {
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
-                         now - c->t_submit);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], 0);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_LINK], 0);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE], 0);
-    raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE], 0);
+    stage_add (r, sr, RAIDSIM_STAGE_CONTROLLER, now - c->t_submit);
+    stage_add (r, sr, RAIDSIM_STAGE_COALESCE, 0);
+    stage_add (r, sr, RAIDSIM_STAGE_LINK, 0);
+    stage_add (r, sr, RAIDSIM_STAGE_DEVICE_QUEUE, 0);
+    stage_add (r, sr, RAIDSIM_STAGE_DEVICE_SERVICE, 0);
     return;
   }
   link = c->io.dir == RAIDSIM_WRITE ? c->t_dev - c->t_issue
     : c->t_member - c->t_reaped;
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_CONTROLLER],
-                       c->t_issue - c->t_submit);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_COALESCE], now - c->t_member);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_LINK], link);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_QUEUE],
-                       c->t_start - c->t_dev);
-  raid_hist_add (&r->stage[RAIDSIM_STAGE_DEVICE_SERVICE],
-                       c->t_reaped - c->t_start);
+  stage_add (r, sr, RAIDSIM_STAGE_CONTROLLER, c->t_issue - c->t_submit);
+  stage_add (r, sr, RAIDSIM_STAGE_COALESCE, now - c->t_member);
+  stage_add (r, sr, RAIDSIM_STAGE_LINK, link);
+  stage_add (r, sr, RAIDSIM_STAGE_DEVICE_QUEUE, c->t_start - c->t_dev);
+  stage_add (r, sr, RAIDSIM_STAGE_DEVICE_SERVICE, c->t_reaped - c->t_start);
 }
 
 /* One line of fio 3.33's latency log with log_offset=1 (flush_samples):
@@ -381,6 +494,145 @@ lat_log (struct raidsim_sim *s, const struct raidsim_job_result *r,
              (unsigned) h->req.dir, h->req.len, h->req.offset);
 }
 
+/* The 95% interval's half width over the mean, of the figure f of
+ * each batch, less than p?  Student's t for k - 1 degrees of freedom
+ * from 15 to 31 is 1.96 + 2.4 / (k - 1) to within 0.3%.
+ */
+static bool
+es_tight (const double *f, unsigned k, double p)
+{
+  double mean = 0, var = 0, t = 1.96 + 2.4 / (k - 1);
+  unsigned i;
+
+  for (i = 0; i < k; ++i)
+    mean += f[i];
+  mean /= k;
+  if (mean <= 0)
+    return false;
+  for (i = 0; i < k; ++i)
+    var += (f[i] - mean) * (f[i] - mean);
+  var /= k - 1;
+  return t * sqrt (var / k) <= p * mean;
+}
+
+static void es_stop (struct raidsim_sim *s, unsigned job, raidsim_ns now);
+static void thread_finished (struct raidsim_sim *s, struct thread *t,
+                             raidsim_ns now);
+
+/* A measured request of job `job` completed: count it in its batch,
+ * and when a batch closes, see whether every figure is known well
+ * enough.
+ */
+static void
+es_count (struct raidsim_sim *s, unsigned job, const struct hreq *h,
+          raidsim_ns now)
+{
+  struct early *e = &s->early[job];
+  unsigned d = h->req.trim ? 2 : h->req.dir, i, k;
+  double f[3][ES_NDIRS][ES_MAX];
+
+  if (!e->started) {
+    e->started = true;
+    e->t0 = s->jobs[job].start;
+  }
+  e->cur.ios[d]++;
+  e->cur.bytes[d] += h->req.len;
+  e->cur.lat[d] += now - h->issued;
+  if (++e->n < e->per)
+    return;
+  e->cur.len = now - e->t0;
+  e->b[e->nb++] = e->cur;
+  memset (&e->cur, 0, sizeof e->cur);
+  e->n = 0;
+  e->t0 = now;
+  if (e->nb == ES_MAX) {
+    for (i = 0; i < ES_MAX / 2; ++i) {
+      struct es_batch *a = &e->b[2 * i], *b = &e->b[2 * i + 1];
+
+      for (d = 0; d < ES_NDIRS; ++d) {
+        a->ios[d] += b->ios[d];
+        a->bytes[d] += b->bytes[d];
+        a->lat[d] += b->lat[d];
+      }
+      a->len += b->len;
+      e->b[i] = *a;
+    }
+    e->nb = ES_MAX / 2;
+    e->per *= 2;
+  }
+  if (e->nb < ES_MIN || now - s->jobs[job].start < ES_MIN_NS)
+    return;
+  for (d = 0; d < ES_NDIRS; ++d) {
+    bool any = false;
+
+    for (k = 0; k < e->nb; ++k) {
+      const struct es_batch *b = &e->b[k];
+
+      if (b->len == 0)
+        return;
+      any |= b->ios[d] > 0;
+      f[0][d][k] = b->ios[d] * 1e9 / b->len;
+      f[1][d][k] = b->bytes[d] * 1e9 / b->len;
+      f[2][d][k] = b->ios[d] ? (double) b->lat[d] / b->ios[d] : 0;
+    }
+    if (!any)
+      continue;
+    for (i = 0; i < 3; ++i)
+      if (!es_tight (f[i][d], e->nb, e->precision))
+        return;
+  }
+  e->ready = true;
+  es_stop (s, job, now);
+}
+
+/* Whether job j is still running (some thread not finished). */
+static bool
+job_running (const struct raidsim_sim *s, unsigned j)
+{
+  unsigned i;
+
+  for (i = 0; i < s->nthreads; ++i)
+    if (s->threads[i].res == &s->jobs[j] && !s->threads[i].finished)
+      return true;
+  return false;
+}
+
+/* Every figure of the job is known to its precision.  Jobs that run
+ * together share the array, so one stopping would change what the
+ * others measure: the job's group stops once every job of it still
+ * running is ready too, its threads then stopping as when a runtime
+ * ends.
+ */
+static void
+es_stop (struct raidsim_sim *s, unsigned job, raidsim_ns now)
+{
+  unsigned g = s->jobs[job].job->group, i, j;
+
+  for (j = 0; j < s->njobs; ++j)
+    if (s->jobs[j].job->group == g && job_running (s, j) &&
+        !s->early[j].ready)
+      return;
+  for (j = 0; j < s->njobs; ++j) {
+    if (s->jobs[j].job->group != g || !s->early[j].ready ||
+        s->early[j].done)
+      continue;
+    s->early[j].done = true;
+    s->jobs[j].stopped_at_precision = s->early[j].precision;
+  }
+  for (i = 0; i < s->nthreads; ++i) {
+    struct thread *o = &s->threads[i];
+
+    if (o->w.job->group != g || o->finished || o->w.stopped ||
+        !s->early[o->res - s->jobs].done)
+      continue;
+    o->w.stopped = true;
+    if (o->started && o->inflight == 0) {
+      raidsim_engine_cancel (s->engine, &o->wake);
+      thread_finished (s, o, now);
+    }
+  }
+}
+
 /* c was the last of h's commands: the request is done. */
 static void
 host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
@@ -397,10 +649,22 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
         t->res->end = now;
     }
   }
+  else if (h->req.trim) {
+    if (h->req.measured) {
+      t->res->trim.ios++;
+      t->res->trim.bytes += h->req.len;
+      raid_hist_record (&t->res->trim.lat, now - h->issued);
+      if (now > t->res->end)
+        t->res->end = now;
+      if (s->early[t->res - s->jobs].precision > 0 &&
+          !s->early[t->res - s->jobs].ready)
+        es_count (s, t->res - s->jobs, h, now);
+    }
+  }
   else if (h->req.measured) {
     struct raidsim_dir_result *d = &t->res->dir[h->req.dir];
 
-    record_stages (t->res, h, c, now);
+    record_stages (t->res, t->runs, h, c, now);
     d->ios++;
     d->bytes += h->req.len;
     raid_hist_record (&d->lat, now - h->issued);
@@ -408,6 +672,9 @@ host_done (struct raidsim_sim *s, struct hreq *h, const struct cmd *c,
       t->res->end = now;
     if (s->lat_logs)
       lat_log (s, t->res, h, now);
+    if (s->early[t->res - s->jobs].precision > 0 &&
+        !s->early[t->res - s->jobs].ready)
+      es_count (s, t->res - s->jobs, h, now);
   }
   t->inflight--;
   h->free_next = s->free_hreqs;
@@ -595,8 +862,12 @@ send_cmd (const struct raidsim_member_cmd *mc, void *opaque)
   c->parent = ctx->h;
   c->bg = false;
   c->acked = false;
+  c->fua = ctx->h->req.fua && !ctx->h->req.trim;
+  c->fua_flushing = false;
   c->io.dir = ctx->h->req.dir;
   c->io.flush = ctx->h->req.flush;
+  c->io.trim = ctx->h->req.trim;
+  c->io.fua = c->fua;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -661,6 +932,13 @@ thread_finished (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
   unsigned i;
 
   t->finished = true;
+  /* A job of its group may be waiting for this one to stop early. */
+  for (i = 0; i < s->njobs; ++i)
+    if (s->early[i].ready && !s->early[i].done &&
+        s->jobs[i].job->group == job->group) {
+      es_stop (s, i, now);
+      break;
+    }
   if (s->jf->exitall)
     exit_all (s, t, now);
   if (s->waiting) {
@@ -705,8 +983,11 @@ bg_send (void *opaque, enum raidsim_dir dir,
   c->tag = tag;
   c->bg = true;
   c->acked = false;
+  c->fua = c->fua_flushing = false;
   c->io.dir = dir;
   c->io.flush = false;
+  c->io.trim = false;
+  c->io.fua = false;
   c->io.member = mc->member;
   c->io.offset = mc->offset;
   c->io.len = mc->len;
@@ -789,8 +1070,11 @@ issue (struct raidsim_sim *s, struct thread *t, raidsim_ns now)
       if (h->pending == 0)
         host_done (s, h, NULL, now);
     }
-    else if (raidsim_array_split (s->array, h->req.dir, h->req.offset,
-                                  h->req.len, send_cmd, &ctx) != 0) {
+    else if (h->req.trim
+             ? raidsim_array_discard (s->array, h->req.offset, h->req.len,
+                                      send_cmd, &ctx) != 0
+             : raidsim_array_split (s->array, h->req.dir, h->req.offset,
+                                    h->req.len, send_cmd, &ctx) != 0) {
       fprintf (stderr, "raidsim: internal error: %s\n", raidsim_error ());
       abort ();
     }
@@ -886,6 +1170,8 @@ raidsim_sim_free (struct raidsim_sim *s)
   raidsim_array_free (s->array);
   raidsim_engine_free (s->engine);
   free (s->jobs);
+  free (s->runs);
+  free (s->early);
   free (s->threads);
   free (s->hreqs);
   free (s->cmds);
@@ -998,10 +1284,14 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
 
   s->njobs = jf->njobs;
   s->jobs = calloc (s->njobs, sizeof *s->jobs);
+  s->runs = calloc (s->njobs, sizeof *s->runs);
+  s->early = calloc (s->njobs, sizeof *s->early);
+  s->precision = -1;
   s->threads = calloc (s->nthreads, sizeof *s->threads);
   s->hreqs = calloc (nhreqs, sizeof *s->hreqs);
   s->cmds = calloc (ncmds, sizeof *s->cmds);
-  if (!s->jobs || !s->threads || !s->hreqs || !s->cmds)
+  if (!s->jobs || !s->runs || !s->early || !s->threads || !s->hreqs ||
+      !s->cmds)
     goto nomem;
   for (i = 0; i < nhreqs; ++i) {
     s->hreqs[i].free_next = s->free_hreqs;
@@ -1039,11 +1329,13 @@ raidsim_sim_new (const struct raidsim_array_config *ac,
     for (i = 0; i < RAIDSIM_NSTAGES; ++i)
       raid_hist_init (&s->jobs[j].stage[i]);
     raid_hist_init (&s->jobs[j].flush.lat);
+    raid_hist_init (&s->jobs[j].trim.lat);
     for (i = 0; i < job->numjobs; ++i, ++k) {
       struct raidsim_region r;
 
       raidsim_job_thread_region (jf, job, s->array_size, i, &r);
       s->threads[k].res = &s->jobs[j];
+      s->threads[k].runs = &s->runs[j];
       s->threads[k].sim = s;
       raidsim_event_init (&s->threads[k].wake, thread_wake_fire);
       raidsim_worker_init_region (&s->threads[k].w, job, &r, seed, j, i);
@@ -1144,6 +1436,15 @@ raidsim_sim_run (struct raidsim_sim *s)
     return -1;
   }
   s->ran = true;
+  for (i = 0; i < s->njobs; ++i) {
+    const struct raidsim_job *j = s->jobs[i].job;
+    struct early *e = &s->early[i];
+
+    e->precision = s->precision >= 0 ? s->precision
+      : j->time_based && j->runtime > 60 * RAIDSIM_NS_PER_S
+      ? RAIDSIM_DEFAULT_PRECISION : 0;
+    e->per = ES_FIRST;
+  }
   if (s->window_start > 0)
     schedule (s, &s->window_ev, s->window_start);
   start_group (s, 0, 0);
@@ -1157,9 +1458,17 @@ raidsim_sim_run (struct raidsim_sim *s)
     s->end = s->window_start;
   for (i = 0; i < s->nmembers; ++i)
     member_account (s, &s->m[i], s->end);
+  for (i = 0; i < s->njobs; ++i)
+    flush_stages (&s->jobs[i], &s->runs[i]);
   if (s->bg)
     raidsim_bg_finish (s->bg);
   return 0;
+}
+
+void
+raidsim_sim_set_precision (struct raidsim_sim *s, double precision)
+{
+  s->precision = precision > 0 ? precision : 0;
 }
 
 /* ---- results ---- */

@@ -755,6 +755,7 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     if (w->timed)
       req->due = trace_due (w);
     r = &w->trace->recs[w->tnext++];
+    req->flush = req->trim = req->fua = false;
     req->dir = r->dir;
     req->offset = r->offset;
     req->len = r->len;
@@ -776,6 +777,16 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     return true;
   }
   req->flush = false;
+  /* trimwrite: the write of the range just trimmed. */
+  if (w->trimmed) {
+    w->trimmed = false;
+    req->dir = RAIDSIM_WRITE;
+    req->offset = w->trim_offset;
+    req->len = w->trim_len;
+    req->trim = false;
+    req->fua = j->fua;
+    goto issued;
+  }
 
   if (w->general) {
     if (!next_general (w, req)) {
@@ -799,12 +810,26 @@ raidsim_worker_next (struct raidsim_worker *w, raidsim_ns now,
     req->offset = w->start + block * j->bs;
     req->len = j->bs;
   }
+  /* rw=trim, randtrim: every write is a trim; trimwrite: each is a
+   * trim first, then the write (above).  sync=1, writefua: FUA writes.
+   */
+  req->trim = j->trim != RAIDSIM_TRIM_NONE && req->dir == RAIDSIM_WRITE;
+  req->fua = j->fua && req->dir == RAIDSIM_WRITE && !req->trim;
+  if (req->trim && j->trim == RAIDSIM_TRIM_THEN_WRITE) {
+    w->trimmed = true;
+    w->trim_offset = req->offset;
+    w->trim_len = req->len;
+    if (req->measured)
+      w->ios++;
+    return true;
+  }
+ issued:
   w->issued++;
   if (req->measured)
     w->ios++;
   if (w->timed)
     paced (w, req->dir, req->len);
-  if (req->dir == RAIDSIM_WRITE && (j->fsync || j->fdatasync)) {
+  if (req->dir == RAIDSIM_WRITE && !req->trim && (j->fsync || j->fdatasync)) {
     w->writes++;
     w->flush_due = (j->fsync && w->writes % j->fsync == 0) ||
       (j->fdatasync && w->writes % j->fdatasync == 0);

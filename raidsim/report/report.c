@@ -39,17 +39,33 @@ shows_flush (const struct raidsim_job_result *r)
   return r->job->fsync || r->job->fdatasync || r->flush.ios > 0;
 }
 
-/* Whether any member had a flush, for the members' figures. */
+/* Whether a job trims (rw=trim, randtrim, trimwrite), for its trim
+ * figures; other jobs keep their output as it was.
+ */
 static bool
-any_member_flush (const struct raidsim_sim *s)
+shows_trim (const struct raidsim_job_result *r)
+{
+  return r->job->trim != RAIDSIM_TRIM_NONE || r->trim.ios > 0;
+}
+
+/* Whether any member had a flush (or, trims, a trim), for the
+ * members' figures.
+ */
+static bool
+any_member_had (const struct raidsim_sim *s, bool trims)
 {
   unsigned i;
 
-  for (i = 0; i < raidsim_sim_nmembers (s); ++i)
-    if (raidsim_sim_member (s, i)->flushes)
+  for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
+    const struct raidsim_member_result *m = raidsim_sim_member (s, i);
+
+    if (trims ? m->trims : m->flushes)
       return true;
+  }
   return false;
 }
+#define any_member_flush(s) any_member_had ((s), false)
+#define any_member_trim(s) any_member_had ((s), true)
 
 static raidsim_ns
 elapsed (const struct raidsim_job_result *r)
@@ -119,7 +135,9 @@ has_dir (const struct raidsim_job_result *r, enum raidsim_dir dir)
     return true;
   if (dir == RAIDSIM_READ)
     return rw != RAIDSIM_RW_WRITE && rw != RAIDSIM_RW_RANDWRITE;
-  return rw != RAIDSIM_RW_READ && rw != RAIDSIM_RW_RANDREAD;
+  /* rw=trim and randtrim have trims, not writes. */
+  return rw != RAIDSIM_RW_READ && rw != RAIDSIM_RW_RANDREAD &&
+    r->job->trim != RAIDSIM_TRIM_ONLY;
 }
 
 /* The members in mask, as "1" or "0,2". */
@@ -272,6 +290,30 @@ job_object (const struct raidsim_job_result *r)
     json_object_object_add (sy, "lat_ns", lat_object (&r->flush.lat, true));
     json_object_object_add (o, "sync", sy);
   }
+  /* raidsim's own: the job stopped early (raidsim_sim_set_precision). */
+  if (r->stopped_at_precision > 0) {
+    json_object *es = json_object_new_object ();
+
+    json_object_object_add (es, "precision",
+                            jdouble (r->stopped_at_precision));
+    json_object_object_add (es, "simulated_ms",
+                            juint (elapsed (r) / RAIDSIM_NS_PER_MS));
+    json_object_object_add (o, "raidsim stopped early", es);
+  }
+  /* fio's "trim" object: count, bytes, bandwidth, latency. */
+  if (shows_trim (r)) {
+    json_object *tr = json_object_new_object ();
+    raidsim_ns t = elapsed (r);
+
+    json_object_object_add (tr, "total_ios", juint (r->trim.ios));
+    json_object_object_add (tr, "io_bytes", juint (r->trim.bytes));
+    json_object_object_add (tr, "iops", jdouble (t ? r->trim.ios * 1e9 / t
+                                                 : 0));
+    json_object_object_add (tr, "bw_bytes", jdouble (t ? r->trim.bytes * 1e9 / t
+                                                     : 0));
+    json_object_object_add (tr, "lat_ns", lat_object (&r->trim.lat, true));
+    json_object_object_add (o, "trim", tr);
+  }
   return o;
 }
 
@@ -393,6 +435,8 @@ report_json (FILE *fp, const struct raidsim_sim *s)
     }
     if (flushes)
       json_object_object_add (d, "flushes", juint (m->flushes));
+    if (any_member_trim (s))
+      json_object_object_add (d, "trims", juint (m->trims));
     json_object_object_add (d, "util",
                             jdouble (span ? 100.0 * m->busy / span : 0));
     json_object_object_add (d, "avg_queue",
@@ -702,7 +746,7 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     else
       fprintf (fp, "\njob %s: %s, bs %s, iodepth %" PRIu64
                ", numjobs %" PRIu64 "; %.3f ms counted\n",
-               j->name, raidsim_rw_name (j->rw), bs, j->iodepth, j->numjobs,
+               j->name, raidsim_job_rw_name (j), bs, j->iodepth, j->numjobs,
                elapsed (r) / 1e6);
     for (d = 0; d < RAIDSIM_NDIRS; ++d) {
       const struct raid_histogram *h = &r->dir[d].lat;
@@ -720,6 +764,32 @@ report_table (FILE *fp, const struct raidsim_sim *s)
                raid_hist_percentile (h, 95) / 1e3,
                raid_hist_percentile (h, 99) / 1e3,
                raid_hist_max (h) / 1e3);
+    }
+    if (r->stopped_at_precision > 0) {
+      fprintf (fp, "  stopped early: the 95%% intervals of IOPS, MB/s and "
+               "mean latency within %g%% of their means after %.3f s of "
+               "simulated time", r->stopped_at_precision * 100,
+               elapsed (r) / 1e9);
+      if (j->time_based && j->runtime)
+        fprintf (fp, " of runtime %.3f s", j->runtime / 1e9);
+      fprintf (fp, " (raidsim run --precision 0 runs it all)\n");
+    }
+    /* fio's trim lines. */
+    if (shows_trim (r)) {
+      const struct raid_histogram *h = &r->trim.lat;
+      raidsim_ns t = elapsed (r);
+
+      fprintf (fp, "  trim  IOPS %.1f, %.2f MB/s, %" PRIu64 " trims\n",
+               t ? r->trim.ios * 1e9 / t : 0,
+               t ? r->trim.bytes * 1e3 / t : 0, r->trim.ios);
+      if (r->trim.ios)
+        fprintf (fp, "        latency us: min %.3f, mean %.3f, p50 %.3f, "
+                 "p95 %.3f, p99 %.3f, max %.3f\n",
+                 raid_hist_min (h) / 1e3, raid_hist_mean (h) / 1e3,
+                 raid_hist_percentile (h, 50) / 1e3,
+                 raid_hist_percentile (h, 95) / 1e3,
+                 raid_hist_percentile (h, 99) / 1e3,
+                 raid_hist_max (h) / 1e3);
     }
     /* fio's "sync (usec)" lines: how many flushes, and their latency. */
     if (shows_flush (r)) {
@@ -744,6 +814,8 @@ report_table (FILE *fp, const struct raidsim_sim *s)
     fprintf (fp, " %10s %11s", "sync-reads", "sync-writes");
   if (any_member_flush (s))
     fprintf (fp, " %10s", "flushes");
+  if (any_member_trim (s))
+    fprintf (fp, " %10s", "trims");
   fprintf (fp, "  %s\n", "device");
   for (i = 0; i < raidsim_sim_nmembers (s); ++i) {
     const struct raidsim_member_result *m = raidsim_sim_member (s, i);
@@ -758,6 +830,8 @@ report_table (FILE *fp, const struct raidsim_sim *s)
                m->bg_ios[RAIDSIM_WRITE]);
     if (any_member_flush (s))
       fprintf (fp, " %10" PRIu64, m->flushes);
+    if (any_member_trim (s))
+      fprintf (fp, " %10" PRIu64, m->trims);
     fprintf (fp, "  %s%s\n", ac->devices[i]->path,
              ac->failed_mask & (UINT32_C (1) << i) ? " (failed)"
              : ac->rebuild_mask & (UINT32_C (1) << i) ? " (rebuilt)" : "");

@@ -60,28 +60,13 @@
 # Needs no root.
 #
 # Run: meson test -C build assemble
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
-#        tests/integration/test-assemble.sh [SCENARIO...]
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-assemble.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
-nbdkit file --version >/dev/null 2>&1 ||
-  skip "nbdkit's file plugin is not installed"
+#  or: tests/integration/test-assemble.sh [SCENARIO...]   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires nbdcopy
+requires nbdinfo
+requires_nbdkit_plugin file
 if command -v mdadm >/dev/null 2>&1; then
   EXAMINE=(mdadm --examine)
 else
@@ -96,16 +81,14 @@ at_exit rm -rf "$tmp"
 
 MiB=$(( 1024 * 1024 ))
 
-uri () { echo "nbd+unix:///?socket=$1"; }
-
-fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
-
 # scenario NAME WHAT: a fresh directory for it, which is the working
 # directory from here on, so that members are named as a user would
-# name them (a.img) in commands and in the plugin's messages.
+# name them (a.img) in commands and in the plugin's messages; a failure
+# shows its nbdkit.log.
 scenario ()
 {
   SCENARIO_DIR="$tmp/$1"
+  FAIL_LOGS=("$SCENARIO_DIR/nbdkit.log")
   mkdir -p "$SCENARIO_DIR"
   cd "$SCENARIO_DIR"
   say "$1: $2"
@@ -118,7 +101,7 @@ create ()
   local d=$1
   shift
   "$RAIDSIM" create "$@" >"$d/create.out" 2>&1 ||
-    fail "$d" "raidsim create $*: $(cat "$d/create.out")"
+    fail "raidsim create $*: $(cat "$d/create.out")"
   ARRAY_SIZE=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' \
                  "$d/create.out")
 }
@@ -130,7 +113,7 @@ start ()
   local d=$1
   shift
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
-    fail "$d" "the plugin did not start with $*"
+    fail "the plugin did not start with $*"
 }
 
 # stop DIR: a clean shutdown (SIGTERM) of the plugin started by start.
@@ -139,16 +122,16 @@ stop ()
   stop_pid "$SERVE_PID"
 }
 
-copy_in () { nbdcopy "$2" "$(uri "$1/sock")" || fail "$1" "copying $2 in failed"; }
+copy_in () { nbdcopy "$2" "$(uri "$1/sock")" || fail "copying $2 in failed"; }
 
 # read_back DIR DATA: the array reads back as DATA (its first bytes).
 read_back ()
 {
   local d=$1 data=$2
   rm -f "$d/out"
-  nbdcopy "$(uri "$d/sock")" "$d/out" || fail "$d" "reading back failed"
+  nbdcopy "$(uri "$d/sock")" "$d/out" || fail "reading back failed"
   cmp -n "$(stat -c %s "$data")" "$data" "$d/out" ||
-    fail "$d" "the array reads back different data"
+    fail "the array reads back different data"
   rm -f "$d/out"
 }
 
@@ -158,27 +141,27 @@ read_back ()
 check_sb ()
 {
   local d=$1 m=$2 events=$3 state=$4 role=$5 e="$1/$2.examine" got
-  "${EXAMINE[@]}" "$d/$m" >"$e" 2>&1 || fail "$d" "examine $m: $(cat "$e")"
+  "${EXAMINE[@]}" "$d/$m" >"$e" 2>&1 || fail "examine $m: $(cat "$e")"
   grep -q "Checksum : .* - correct" "$e" ||
-    fail "$d" "$m: the checksum is not correct: $(grep Checksum "$e")"
+    fail "$m: the checksum is not correct: $(grep Checksum "$e")"
   got=$(sed -n 's/^ *Events : //p' "$e")
   # +N: at least N.  Writes made while a member has failed mark the array
   # dirty and clean again without taking the count back (md's
   # can_decrease_events), so how many there are depends on the timing.
   if [ "${events#+}" != "$events" ]; then
-    [ "$got" -ge "${events#+}" ] || fail "$d" "$m: Events $got, want $events"
+    [ "$got" -ge "${events#+}" ] || fail "$m: Events $got, want $events"
   else
-    [ "$got" = "$events" ] || fail "$d" "$m: Events $got, want $events"
+    [ "$got" = "$events" ] || fail "$m: Events $got, want $events"
   fi
   got=$(sed -n 's/^ *Array State : \([^ ]*\) .*/\1/p' "$e")
-  [ "$got" = "$state" ] || fail "$d" "$m: Array State $got, want $state"
+  [ "$got" = "$state" ] || fail "$m: Array State $got, want $state"
   got=$(sed -n 's/^ *Device Role : //p' "$e")
   [ "$got" = "Active device $role" ] ||
-    fail "$d" "$m: Device Role '$got', want 'Active device $role'"
+    fail "$m: Device Role '$got', want 'Active device $role'"
   if [ "${EXAMINE[0]}" = mdadm ]; then
     "$RAIDSIM" examine "$d/$m" >"$e.ours" 2>&1 || true
     diff -u "$e" "$e.ours" >&2 ||
-      fail "$d" "$m: mdadm --examine and raidsim examine differ"
+      fail "$m: mdadm --examine and raidsim examine differ"
   fi
 }
 
@@ -193,14 +176,14 @@ refused ()
   nbdkit -U - --run true "$RAID_PLUGIN" "$@" \
     >"$d/refused.out" 2>"$d/refused.err" || status=$?
   if [ "$status" -eq 0 ]; then
-    fail "$d" "$*: accepted; want it refused naming $param"
+    fail "$*: accepted; want it refused naming $param"
   fi
   [ "$(grep -c . "$d/refused.err")" = 1 ] ||
-    fail "$d" "$*: want one error line, got: $(cat "$d/refused.err")"
+    fail "$*: want one error line, got: $(cat "$d/refused.err")"
   grep -q -- "error: $param: .*$pattern" "$d/refused.err" ||
-    fail "$d" "$*: the error is not '$param: ...$pattern': $(cat "$d/refused.err")"
+    fail "$*: the error is not '$param: ...$pattern': $(cat "$d/refused.err")"
   sha256sum -- *.img | cmp -s - "$d/before" ||
-    fail "$d" "$*: a member file changed"
+    fail "$*: a member file changed"
   say "  refused: $(cat "$d/refused.err")"
 }
 
@@ -219,7 +202,7 @@ scenario_shuffle ()
   start "$d" level=10 chunk=64K a.img b.img c.img d.img
   size=$(nbdinfo --size "$(uri "$d/sock")")
   [ "$size" = "$ARRAY_SIZE" ] ||
-    fail "$d" "RAID 10: the array is $size bytes, create said $ARRAY_SIZE"
+    fail "RAID 10: the array is $size bytes, create said $ARRAY_SIZE"
   head -c "$size" /dev/urandom > "$d/data"
   copy_in "$d" "$d/data"
   stop "$d"
@@ -244,7 +227,7 @@ scenario_shuffle ()
   start "$d" level=0 chunk=16K e.img f.img g.img
   size=$(nbdinfo --size "$(uri "$d/sock")")
   [ "$size" = "$ARRAY_SIZE" ] ||
-    fail "$d" "RAID 0: the array is $size bytes, create said $ARRAY_SIZE"
+    fail "RAID 0: the array is $size bytes, create said $ARRAY_SIZE"
   head -c "$size" /dev/urandom > "$d/data0"
   copy_in "$d" "$d/data0"
   stop "$d"
@@ -261,7 +244,7 @@ scenario_shuffle ()
   start "$d" i.img h.img
   size=$(nbdinfo --size "$(uri "$d/sock")")
   [ "$size" = "$ARRAY_SIZE" ] ||
-    fail "$d" "RAID 1: the array is $size bytes, create said $ARRAY_SIZE"
+    fail "RAID 1: the array is $size bytes, create said $ARRAY_SIZE"
   stop "$d"
   say "shuffle: ok (RAID 10, RAID 0 read back after shuffles; sizes md's)"
 }
@@ -277,7 +260,7 @@ serve_nbd ()
   NBD_PID=$!
   at_exit stop_pid "$NBD_PID"
   wait_for_file "$d/$f.pid" "$NBD_PID" 30 ||
-    fail "$d" "nbdkit file $f did not start: $(cat "$d/$f.log")"
+    fail "nbdkit file $f did not start: $(cat "$d/$f.log")"
   NBD_URI=$(uri "$d/$f.sock")
 }
 
@@ -302,7 +285,7 @@ stale_setup ()
   kill9 "$NBD_PID"
   copy_in "$d" "$d/B"
   grep -q "member 1 (nbd+unix.*) failed on .*degraded" "$d/nbdkit.log" ||
-    fail "$d" "the plugin did not log the NBD member as failed"
+    fail "the plugin did not log the NBD member as failed"
 }
 
 # stale_restart DIR PATTERN: keep the members as they are now in
@@ -319,7 +302,7 @@ stale_restart ()
   start "$d" level=1 read-policy=round-robin f.img "$NBD_URI"
   read_back "$d" "$d/B"
   grep -q -- "$pattern" "$d/nbdkit.log" ||
-    fail "$d" "the log does not say '$pattern'"
+    fail "the log does not say '$pattern'"
   stop "$d"
   say "  $(grep 'is stale' "$d/nbdkit.log" | sed 's/^nbdkit: [^ ]* //')"
 }
@@ -397,14 +380,14 @@ scenario_crash1 ()
   copy_in "$d" "$d/A"
   kill9 "$NBD_PID"
   printf 'w 0 65536\n' | "$NBD_IO" "$(uri "$d/sock")" 2>"$d/nbd-io.err" ||
-    fail "$d" "the write that fails the NBD member failed: $(cat "$d/nbd-io.err")"
+    fail "the write that fails the NBD member failed: $(cat "$d/nbd-io.err")"
   kill9 "$SERVE_PID"
   serve_nbd "$d" n.img
   : > "$d/nbdkit.log"
   start "$d" read-policy=first "$NBD_URI" f.img
   read_back "$d" "$d/B"
   grep -q "member 0 (nbd+unix.*) is stale: events [0-9]* < [0-9]*" "$d/nbdkit.log" ||
-    fail "$d" "the NBD member was not called stale"
+    fail "the NBD member was not called stale"
   stop "$d"
   say "crash1: ok"
 }
@@ -450,14 +433,14 @@ scenario_behind1 ()
   read_back "$d" "$d/A"
   stop "$d"
   if grep -q "stale" "$d/nbdkit.log"; then
-    fail "$d" "a member one event behind, its role confirmed, was left out"
+    fail "a member one event behind, its role confirmed, was left out"
   fi
   check_sb "$d" c.img 4 AAA 2
   set_events "$d/c.img" 2
   : > "$d/nbdkit.log"
   start "$d" a.img b.img c.img
   grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; not trusted" \
-    "$d/nbdkit.log" || fail "$d" "a member two events behind was used"
+    "$d/nbdkit.log" || fail "a member two events behind was used"
   stop "$d"
   say "behind1: ok"
 }
@@ -485,7 +468,7 @@ scenario_split ()
   start "$d" read-policy=round-robin a.img b.img
   read_back "$d" "$d/A"
   grep -q "member 1 (b.img) is stale: the freshest superblock (a.img's, events 2) lists it out of the array" \
-    "$d/nbdkit.log" || fail "$d" "b.img was not called stale"
+    "$d/nbdkit.log" || fail "b.img was not called stale"
   stop "$d"
   say "split: ok"
 }
@@ -532,7 +515,7 @@ scenario_keys ()
   refused "$d" chunk "RAID 1, which has no chunk" chunk=64K e.img f.img
   nbdkit -U - --run true "$RAID_PLUGIN" \
      level=10 chunk=64K copies=2 a.img b.img c.img d.img \
-    2>"$d/ok.err" || fail "$d" "the right keys were refused: $(cat "$d/ok.err")"
+    2>"$d/ok.err" || fail "the right keys were refused: $(cat "$d/ok.err")"
   say "keys: ok"
 }
 
@@ -555,13 +538,13 @@ scenario_missing ()
   : > "$d/nbdkit.log"
   start "$d" d.img missing b.img a.img
   grep -q "member 2 is missing; the array starts degraded, 3 of 4" \
-    "$d/nbdkit.log" || fail "$d" "the log does not say member 2 is missing"
+    "$d/nbdkit.log" || fail "the log does not say member 2 is missing"
   read_back "$d" "$d/A"
   copy_in "$d" "$d/B"
   read_back "$d" "$d/B"
   stop "$d"
   if grep -q "failed on" "$d/nbdkit.log"; then
-    fail "$d" "a member failed in a degraded run where none should"
+    fail "a member failed in a degraded run where none should"
   fi
   check_sb "$d" a.img 4 AA.A 0
   check_sb "$d" d.img 4 AA.A 3
@@ -570,7 +553,7 @@ scenario_missing ()
   : > "$d/nbdkit.log"
   start "$d" a.img b.img c.img d.img
   grep -q "member 2 (c.img) is stale: events [0-9]* < [0-9]*; not trusted" \
-    "$d/nbdkit.log" || fail "$d" "c.img given back is not stale"
+    "$d/nbdkit.log" || fail "c.img given back is not stale"
   read_back "$d" "$d/B"
   stop "$d"
 
@@ -584,7 +567,7 @@ scenario_missing ()
   truncate -s 8M "$d/g.img" "$d/h.img"
   create "$d" --level=1 g.img missing h.img
   nbdkit -U - --run true "$RAID_PLUGIN" missing g.img h.img 2>"$d/ok.err" ||
-    fail "$d" "an array created with missing does not start: $(cat "$d/ok.err")"
+    fail "an array created with missing does not start: $(cat "$d/ok.err")"
   say "missing: ok"
 }
 
@@ -629,9 +612,9 @@ scenario_mix ()
   copy_in "$d" "$d/data"
   stop "$d"
   cmp "$d/data" "$d/x.img" ||
-    fail "$d" "a superblock-less member does not hold the data from offset 0"
+    fail "a superblock-less member does not hold the data from offset 0"
   cmp "$d/data" "$d/y.img" ||
-    fail "$d" "a superblock-less member does not hold the data from offset 0"
+    fail "a superblock-less member does not hold the data from offset 0"
   say "mix: ok"
 }
 
@@ -647,19 +630,13 @@ scenario_ro ()
   # shellcheck disable=SC2016 # $uri is nbdkit --run's, not ours
   nbdkit -r -U - "$RAID_PLUGIN" level=1 a.img b.img \
      --run 'nbdcopy "$uri" out.data' 2>"$d/ro.err" ||
-    fail "$d" "nbdkit -r failed: $(cat "$d/ro.err")"
+    fail "nbdkit -r failed: $(cat "$d/ro.err")"
   sha256sum -- *.img | cmp -s - "$d/before" ||
-    fail "$d" "nbdkit -r changed a member"
+    fail "nbdkit -r changed a member"
   check_sb "$d" a.img 0 AA 0
   say "ro: ok"
 }
 
 all=(shuffle stale crash crash1 behind1 split foreign keys missing none mix ro)
-for s in "${@:-${all[@]}}"; do
-  "scenario_$s"
-  # Stop this scenario's servers before the next starts; the clean-up
-  # stack is empty after, so the scratch directory goes back on it.
-  run_cleanups
-  at_exit rm -rf "$tmp"
-done
+run_scenarios "${@:-${all[@]}}"
 say "all scenarios passed"

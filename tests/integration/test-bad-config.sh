@@ -4,22 +4,15 @@
 # to any member: every member file keeps its contents and its mtime.
 #
 # Run: meson test -C build bad-config
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        tests/integration/test-bad-config.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-RAID_PLUGIN=${RAID_PLUGIN:-$here/../../build/plugins/raid/nbdkit-raid-plugin.so}
-if ! command -v nbdkit >/dev/null 2>&1; then
-  echo "test-bad-config.sh: SKIP: nbdkit is not installed"; exit 77
-fi
-[ -f "$RAID_PLUGIN" ] || { echo "test-bad-config.sh: $RAID_PLUGIN is not built"; exit 1; }
+#  or: tests/integration/test-bad-config.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+requires nbdkit
+must_be_built RAID_PLUGIN
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+at_exit rm -rf "$tmp"
 cd "$tmp"
-failures=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 # Members with recognisable contents, not all zeroes.
 for m in a b c; do
@@ -111,8 +104,4 @@ bad timeout  level=1 timeout= a.img b.img
 bad timeout  level=1 timeout=86401s a.img b.img         # over a day
 bad timeout  level=1 timeout=1s timeout=2s a.img b.img  # twice
 
-if [ "$failures" -ne 0 ]; then
-  echo "test-bad-config.sh: $failures failures"
-  exit 1
-fi
-echo "test-bad-config.sh: all passed"
+end_checks

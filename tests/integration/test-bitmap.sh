@@ -26,65 +26,26 @@
 #
 # Skips (77) without nbdkit, mdadm or perl's JSON::PP.
 # Run: meson test -C build bitmap
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-bitmap.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl JSON::PP is not installed"
+#  or: tests/integration/test-bitmap.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN
+requires nbdkit
+requires mdadm
+requires_perl_module JSON::PP
 
 base=/dev/shm
 [ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/var/tmp}
 tmp=$(mktemp -d "$base/raidsim-bitmap.XXXXXX")
 at_exit rm -rf "$tmp"
 cd "$tmp"
-uri="nbd+unix:///?socket=$tmp/sock"
-
-fail () { show_logs nbdkit.log; die "$*"; }
-
-# bitmap_x MEMBER: mdadm -X of MEMBER's internal bitmap, cut out where
-# mdadm --examine says it is (mdadm -X reads regular files from 0).
-bitmap_x ()
-{
-  local soff boff
-  mdadm --examine "$1" >examine.out 2>&1 || fail "mdadm --examine $1: $(cat examine.out)"
-  soff=$(sed -n 's/^ *Super Offset : \([0-9]*\) sectors.*/\1/p' examine.out)
-  boff=$(sed -n 's/^ *Internal Bitmap : \([0-9]*\) sectors from superblock/\1/p' examine.out)
-  [ -n "$boff" ] || fail "mdadm --examine $1 shows no internal bitmap"
-  dd if="$1" of=bm.img bs=512 skip=$(( soff + boff )) count=256 status=none
-  mdadm -X bm.img 2>&1
-}
-dirty () { bitmap_x "$1" | sed -n 's/^ *Bitmap : .* bits (chunks), \([0-9]*\) dirty.*/\1/p'; }
-xfield () { bitmap_x "$1" | sed -n "s/^ *$2 : //p"; }
-state () { mdadm --examine "$1" | sed -n 's/^ *State : //p'; }
-
-# wait_until SECONDS WHAT COMMAND...: poll COMMAND every 0.1 s.
-wait_until ()
-{
-  local t=$(( $1 * 10 )) what=$2 i
-  shift 2
-  for (( i = 0; i < t; i++ )); do
-    "$@" && return 0
-    sleep 0.1
-  done
-  fail "after ${t}00 ms: $what"
-}
+uri=$(uri "$tmp/sock")
+FAIL_LOGS=("$tmp/nbdkit.log")
 
 start ()
 {
   serve "$tmp/sock" "$tmp/nbdkit.log" "$RAID_PLUGIN" a.img b.img "$@" ||
     fail "the plugin did not start"
-  wait_until 5 "the array cannot be read" \
-    sh -c "echo 'r 0 4096' | '$NBD_IO' '$uri' >/dev/null 2>&1"
+  wait_readable "$uri" 5
 }
 
 MiB=1048576
@@ -94,27 +55,27 @@ truncate -s 512M a.img b.img
 size=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' create.out)
 doff=$(( $(mdadm --examine a.img | sed -n 's/^ *Data Offset : \([0-9]*\) sectors/\1/p') * 512 ))
 nbits=$(( (size + MiB - 1) / MiB ))
-[ "$(dirty a.img)" = $nbits ] || fail "a new bitmap is not all ones: $(dirty a.img) of $nbits"
+[ "$(md_bitmap_dirty a.img)" = $nbits ] || fail "a new bitmap is not all ones: $(md_bitmap_dirty a.img) of $nbits"
 
 say "1. the bits mdadm's create set are cleared lazily"
 start
-clear_bits () { [ "$(dirty a.img)" = 0 ] && [ "$(dirty b.img)" = 0 ]; }
-wait_until 20 "mdadm -X still says $(dirty a.img) dirty" clear_bits
-[ "$(xfield a.img 'Events Cleared')" = "$(xfield a.img Events)" ] ||
-  fail "Events Cleared $(xfield a.img 'Events Cleared') is not Events $(xfield a.img Events)"
+clear_bits () { [ "$(md_bitmap_dirty a.img)" = 0 ] && [ "$(md_bitmap_dirty b.img)" = 0 ]; }
+wait_until 20 "mdadm -X still says $(md_bitmap_dirty a.img) dirty" clear_bits
+[ "$(md_bitmap_field a.img 'Events Cleared')" = "$(md_bitmap_field a.img Events)" ] ||
+  fail "Events Cleared $(md_bitmap_field a.img 'Events Cleared') is not Events $(md_bitmap_field a.img Events)"
 
 say "2. writes to chunks 100 and 101, killed -9 while they go on"
 awk -v base=$(( 100 * MiB )) 'BEGIN { srand (7); for (i = 0; i < 400000; i++)
   print "w", base + int (rand () * 512) * 4096, 4096 }' >reqs
 "$NBD_IO" --depth 4 "$uri" <reqs >io.out 2>&1 &
 io=$!
-two_dirty () { [ "$(dirty a.img)" = 2 ] && [ "$(state a.img)" = active ]; }
-wait_until 10 "mdadm -X says $(dirty a.img) dirty, state $(state a.img)" two_dirty
+two_dirty () { [ "$(md_bitmap_dirty a.img)" = 2 ] && [ "$(md_field a.img State)" = active ]; }
+wait_until 10 "mdadm -X says $(md_bitmap_dirty a.img) dirty, state $(md_field a.img State)" two_dirty
 kill -0 $io 2>/dev/null || fail "the writes ended before the kill: $(cat io.out)"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
 wait $io 2>/dev/null || true
-[ "$(dirty b.img)" = 2 ] || fail "after the kill b.img's bitmap says $(dirty b.img) dirty"
+[ "$(md_bitmap_dirty b.img)" = 2 ] || fail "after the kill b.img's bitmap says $(md_bitmap_dirty b.img) dirty"
 
 say "3. a torn write inside the region, and a difference outside it"
 in=$(( doff + 100 * MiB + 12345 ))
@@ -140,10 +101,10 @@ cmp -s <(dd if=a.img bs=1 skip=$in count=1 status=none) \
   fail "the byte at $out, outside the written region, was resynced too"
 
 say "5. the bits are cleared again; clean after a stop"
-wait_until 20 "mdadm -X still says $(dirty a.img) dirty after the resync" \
+wait_until 20 "mdadm -X still says $(md_bitmap_dirty a.img) dirty after the resync" \
   clear_bits
 stop_pid "$SERVE_PID"
-[ "$(state a.img)" = clean ] || fail "after a clean stop mdadm says $(state a.img)"
+[ "$(md_field a.img State)" = clean ] || fail "after a clean stop mdadm says $(md_field a.img State)"
 synced=$(perl -MJSON::PP -0777 -ne 'print decode_json ($_)->{sync}{synced} // "none"' stats.json)
 total=$(perl -MJSON::PP -0777 -ne 'print decode_json ($_)->{sync}{total} // "none"' stats.json)
 [ "$synced" = $want ] && [ "$total" = "$size" ] ||

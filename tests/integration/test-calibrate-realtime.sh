@@ -28,26 +28,12 @@
 # Takes about 20 s.
 #
 # Run: meson test -C build calibrate-realtime
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim \
-#        tests/integration/test-calibrate-realtime.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-export RAID_PLUGIN RAIDSIM
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-calibrate-realtime.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is not installed"
+#  or: tests/integration/test-calibrate-realtime.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM
+requires nbdkit
+requires_fio_nbd
+requires_perl_module JSON::PP
 
 tmp=$(mktemp -d)
 at_exit rm -rf "$tmp"

@@ -66,51 +66,24 @@
 # or setpriv is missing, or if not run as root (nobody's uid is needed).
 #
 # Run: meson test -C build control
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-control.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-command -v setpriv >/dev/null 2>&1 || skip "setpriv is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is missing"
-[ "$(id -u)" = 0 ] || skip "needs root, to run a client as nobody"
-nbdkit --filter=delay null --version >/dev/null 2>&1 ||
-  skip "nbdkit's delay filter is not installed"
-fio --enghelp=nbd >/dev/null 2>&1 || skip "fio has no nbd engine"
+#  or: tests/integration/test-control.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires fio
+requires mdadm
+requires setpriv "to run a client as nobody"
+requires_perl_module JSON::PP
+requires_root "to run a client as nobody"
+requires_nbdkit_filter delay
+requires_fio_nbd
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-control.XXXXXX")
 at_exit rm -rf "$tmp"
 d=$tmp
 cd "$d"
-
-fail () { show_logs "$d/nbdkit.log"; die "$*"; }
-
-ctl () { "$RAIDSIM" control "$d/ctl" "$@"; }
-
-# jget FILE PATH: a field of a JSON file, PATH as members.1.state.
-jget ()
-{
-  perl -MJSON::PP -0777 -e '
-    open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!";
-    my $v = decode_json (<$f>);
-    for my $k (split /\./, $ARGV[1]) {
-      $v = ref $v eq "ARRAY" ? $v->[$k] : $v->{$k};
-    }
-    print defined $v ? $v : "null";
-  ' "$1" "$2"
-}
+FAIL_LOGS=("$d/nbdkit.log")
+CTL=$d/ctl
 
 # detail NAME: the JSON detail into NAME.json, checked against its own
 # mdstat form: every member the mdstat line shows is in the JSON with
@@ -169,8 +142,7 @@ expect_error ()
     fail "$*: expected an error with \"$pat\", got: $(cat "$name.err")"
 }
 
-events () { mdadm --examine "$1" | sed -n 's/^ *Events : //p'; }
-array_state () { mdadm --examine "$1" | sed -n 's/^ *Array State : \([^ ]*\).*/\1/p'; }
+array_state () { md_field "$1" 'Array State' | sed 's/ .*//'; }
 
 both_active ()
 {
@@ -178,8 +150,8 @@ both_active ()
   [ "$(jget "$1.json" members.0.state)" = "active sync" ] &&
     [ "$(jget "$1.json" members.1.state)" = "active sync" ] ||
     fail "$2 changed the array: $(jget "$1.json" mdstat)"
-  [ "$(events a.img)" = "$ev" ] && [ "$(events b.img)" = "$ev" ] ||
-    fail "$2 changed the superblocks' events: $ev -> $(events a.img) $(events b.img)"
+  [ "$(md_events a.img)" = "$ev" ] && [ "$(md_events b.img)" = "$ev" ] ||
+    fail "$2 changed the superblocks' events: $ev -> $(md_events a.img) $(md_events b.img)"
 }
 
 truncate -s 32M a.img b.img
@@ -211,7 +183,7 @@ say "socket: mode 600"
 expect_error early "not running yet" fail 1
 "$NBD_IO" "nbd+unix:///?socket=$d/sock" <<<"r 0 4096" >/dev/null ||
   fail "the array cannot be read"
-ev=$(events a.img)
+ev=$(md_events a.img)
 detail clean
 [ "$(jget clean.json mdstat | sed -n 2p)" = \
   "      $(( $(jget clean.json size) / 1024 )) blocks super 1.2 [2/2] [UU]" ] ||
@@ -261,7 +233,7 @@ both_active bad "the bad requests"
 # ---- load: fail under fio with verify -------------------------------
 say "load: fail 1 under fio's verified writes"
 stop_pid "$SERVE_PID"
-ev=$(events a.img)
+ev=$(md_events a.img)
 : >nbdkit.log
 serve "$d/sock" "$d/nbdkit.log" --filter=delay "$RAID_PLUGIN" a.img b.img \
   control="$d/ctl" wdelay=10ms || fail "the plugin did not start"
@@ -310,14 +282,14 @@ say "remove: refused on an active member, done on the faulty one"
 expect_error rm0 "is active in the array" remove 0
 ls -l "/proc/$SERVE_PID/fd" >fd-before
 grep -q "/b.img" fd-before || fail "nbdkit does not have b.img open before remove"
-ev=$(events a.img)
+ev=$(md_events a.img)
 ctl remove b.img >remove.out 2>&1 || fail "remove b.img: $(cat remove.out)"
 detail removed
 [ "$(jget removed.json members.1.state)" = removed ] ||
   fail "member 1 is $(jget removed.json members.1.state) after remove"
 ls -l "/proc/$SERVE_PID/fd" >fd-after
 if grep -q "/b.img" fd-after; then fail "b.img is still open after remove"; fi
-[ "$(events a.img)" -gt "$ev" ] || fail "remove did not update the superblock"
+[ "$(md_events a.img)" -gt "$ev" ] || fail "remove did not update the superblock"
 if grep -q "b.img" removed.txt; then fail "mdstat still shows b.img: $(cat removed.txt)"; fi
 expect_error rm1again "empty already" remove 1
 
@@ -383,7 +355,7 @@ grep -q "i.img\[1\] g.img\[0\] h.img\[1\](F)$" takeover.txt ||
   fail "mdstat after the takeover: $(cat takeover.txt)"
 ls -l "/proc/$SERVE_PID/fd" >tk-fd-before
 grep -q "/h.img" tk-fd-before || fail "nbdkit does not have h.img open before remove"
-ev=$(events g.img)
+ev=$(md_events g.img)
 ctl remove h.img >tk-remove.out 2>&1 || fail "remove h.img: $(cat tk-remove.out)"
 grep -q "hot removed h.img" tk-remove.out || fail "remove h.img said: $(cat tk-remove.out)"
 detail tkremoved
@@ -393,7 +365,7 @@ detail tkremoved
 if grep -q "h.img" tkremoved.txt; then fail "mdstat still shows h.img: $(cat tkremoved.txt)"; fi
 ls -l "/proc/$SERVE_PID/fd" >tk-fd-after
 if grep -q "/h.img" tk-fd-after; then fail "h.img is still open after remove"; fi
-[ "$(events g.img)" -gt "$ev" ] || fail "remove h.img did not update the superblocks"
+[ "$(md_events g.img)" -gt "$ev" ] || fail "remove h.img did not update the superblocks"
 expect_error tkagain "no such member" remove h.img
 stop_pid "$SERVE_PID"
 say "ok"

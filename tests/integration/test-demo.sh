@@ -9,26 +9,16 @@
 # Needs root, FUSE and loop devices (else exit 77, saying which).
 #
 # Run: meson test -C build demo
-#  or: BUILD_ROOT=build SRCDIR=. tests/integration/test-demo.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-BUILD_ROOT=${BUILD_ROOT:-$SRCDIR/build}
-# shellcheck source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-demo.sh
+#  or: tests/integration/test-demo.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
 
 tmp=$(mktemp -d /var/tmp/raidsim-test-demo.XXXXXX)
 at_exit rm -rf "$tmp"
-problem=$(fuse_loop_problem "$tmp")
-[ -z "$problem" ] || skip "$problem"
+requires_fuse_loop "$tmp"
 for cmd in fio mdadm mkfs.ext4 e2fsck perl; do
-  command -v "$cmd" >/dev/null 2>&1 || skip "$cmd is not installed"
+  requires "$cmd"
 done
-failures=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
-ok () { echo "ok: $*"; }
+keep_going
 
 # leftovers DIR: what of a run in DIR is still there: mounts under it,
 # loop devices on its files, processes with it in their command line.
@@ -130,4 +120,4 @@ else
   fail "demo without nbdfuse:"; cat "$tmp/nofuse.out"
 fi
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+end_checks

@@ -20,29 +20,19 @@
 # device.
 #
 # Run: meson test -C build exclusive
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        tests/integration/test-exclusive.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-[ "$(id -u)" -eq 0 ] || skip "not running as root (losetup and mount need root)"
+#  or: tests/integration/test-exclusive.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN
+requires nbdkit
+requires_root "losetup and mount need root"
 for cmd in losetup mkfs.ext4 mount umount mountpoint; do
-  command -v "$cmd" >/dev/null 2>&1 || skip "$cmd is not installed"
+  requires "$cmd"
 done
 
 tmp=$(mktemp -d /var/tmp/raidsim-exclusive.XXXXXX)
 at_exit rm -rf "$tmp"
 cd "$tmp"
-failures=0
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 for f in a b c d fs; do
   { printf 'member %s\n' "$f"; head -c 65536 /dev/urandom; } >"$f.img"
@@ -125,8 +115,4 @@ else
   fail "X5: $LD does not mount even after nbdkit exited: $(cat mount.err)"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "all passed"
+end_checks

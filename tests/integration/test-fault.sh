@@ -33,29 +33,15 @@
 # and checks the error filter's log to prove the reads did fail.
 #
 # Run: meson test -C build fault
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        CHECK_MEMBERS=build/tests/lib/check-members \
-#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-fault.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
+#  or: tests/integration/test-fault.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN CHECK_MEMBERS NBD_IO
+requires nbdcopy
 
 tmp=$(mktemp -d /var/tmp/raidsim-fault.XXXXXX)
 at_exit rm -rf "$tmp"
 # This test needs FUSE, but neither root nor loop devices.
-problem=$(fuse_problem "$tmp")
-[ -z "$problem" ] || skip "$problem"
+requires_fuse "$tmp"
 
 MEMBER_SIZE=64M
 member_bytes=$(( 64 * 1024 * 1024 ))
@@ -79,8 +65,6 @@ setup ()
     MEMBERS+=("member=$d/m$i.img")
   done
 }
-
-uri () { echo "nbd+unix:///?socket=$1"; }
 
 # check_survivors DIR LEVEL N DATA: every member but 0 holds its share.
 check_survivors ()

@@ -44,33 +44,17 @@
 # missing.
 #
 # Run: meson test -C build fio
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim CHECK_MEMBERS=build/tests/lib/check-members \
-#        tests/integration/test-fio.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is missing"
+#  or: tests/integration/test-fio.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM CHECK_MEMBERS
+requires nbdkit
+requires_fio_nbd
+requires_perl_module JSON::PP
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-fio.XXXXXX")
 at_exit rm -rf "$tmp"
 
-failures=0
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 KiB=1024
 MiB=$(( 1024 * KiB ))
@@ -110,24 +94,6 @@ array_size ()
     1)  echo "$member_bytes" ;;
     10) echo $(( n * rows / copies * chunk )) ;;
   esac
-}
-
-# flatten JSON: one "KEY VALUE" line per leaf, KEY a dotted path such as
-# members.2.ops.read or disk_util.0.write_ios.
-flatten ()
-{
-  perl -MJSON::PP -e '
-    local $/;
-    my $j = decode_json (<STDIN>);
-    sub walk {
-      my ($p, $v) = @_;
-      my $k = $p eq "" ? "" : "$p.";
-      if (ref $v eq "HASH") { walk ("$k$_", $v->{$_}) for sort keys %$v }
-      elsif (ref $v eq "ARRAY") { walk ("$k$_", $v->[$_]) for 0 .. $#$v }
-      elsif (JSON::PP::is_bool ($v)) { print "$p ", ($v ? "true" : "false"), "\n" }
-      else { print "$p $v\n" }
-    }
-    walk ("", $j);' <"$1"
 }
 
 # value FLAT KEY
@@ -297,9 +263,9 @@ EOF
     die "$name: raidsim run failed"
   fi
 
-  flatten "$d/stats.json" >"$d/stats.flat"
-  flatten "$d/sim.json" >"$d/sim.flat"
-  flatten "$d/fio.json" >"$d/fio.flat"
+  json_flat "$d/stats.json" >"$d/stats.flat"
+  json_flat "$d/sim.json" >"$d/sim.flat"
+  json_flat "$d/fio.json" >"$d/fio.flat"
 
   # Member bytes against the expected image, by the reference layout.
   check_args=("level=$level" "chunk=${chunk_b}" "data=$d/expected.img")
@@ -374,8 +340,4 @@ run_case raid0-3x16k  0   3 16K  ""     ""             200k 12k  exact
 run_case raid10-3x64k 10  3 64K  2      first          80k  24k  exact
 run_case raid1-2      1   2 64K  ""     least-pending  96k  12k  totals
 
-if [ "$failures" -ne 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "all passed"
+end_checks

@@ -20,23 +20,14 @@
 # The installed man page and bash completion know `raidsim list`.
 #
 # Run: meson test -C build install
-#  or: BUILD_ROOT=build SRCDIR=. PREFIX=/usr/local BINDIR=bin \
-#        DATADIR=share RAIDSIM=build/raidsim/raidsim tests/integration/test-install.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-BUILD_ROOT=${BUILD_ROOT:-$SRCDIR/build}
-RAIDSIM=${RAIDSIM:-$BUILD_ROOT/raidsim/raidsim}
+#  or: tests/integration/test-install.sh   (build in build/, else BUILD_ROOT=DIR;
+#      PREFIX, BINDIR and DATADIR as configured, default /usr/local, bin, share)
+. "$(dirname "$0")/common.sh"
 PREFIX=${PREFIX:-/usr/local}
 BINDIR=${BINDIR:-bin}
 DATADIR=${DATADIR:-share}
-# shellcheck source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-install.sh
-
-command -v meson >/dev/null 2>&1 || skip "meson is not installed"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
+requires meson
+must_be_built RAIDSIM
 unset RAIDSIM_DATADIR
 
 tmp=$(mktemp -d)
@@ -44,9 +35,7 @@ at_exit rm -rf "$tmp"
 case "$(realpath "$tmp")/" in
   "$(realpath "$BUILD_ROOT")"/*) skip "TMPDIR is inside the build tree" ;;
 esac
-failures=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
-ok () { echo "ok: $*"; }
+keep_going
 
 if ! meson install -C "$BUILD_ROOT" --no-rebuild --quiet \
      --destdir "$tmp/dest" > "$tmp/install.log" 2>&1; then
@@ -183,4 +172,4 @@ else
   fail "bash completion ($comp): no list or --paths"
 fi
 
-[ "$failures" = 0 ] || { echo "$failures failure(s)"; exit 1; }
+end_checks

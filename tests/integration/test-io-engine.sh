@@ -21,21 +21,11 @@
 #     take 2 s).
 #
 # Run: meson test -C build io-engine
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-io-engine.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v perl >/dev/null 2>&1 || skip "perl is not installed"
+#  or: tests/integration/test-io-engine.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN NBD_IO
+requires nbdkit
+requires perl
 SHM=${SHM:-/dev/shm}
 [ "$(stat -f -c %T "$SHM" 2>/dev/null)" = tmpfs ] ||
   skip "$SHM is not a tmpfs (set SHM to one)"
@@ -45,9 +35,7 @@ at_exit rm -rf "$disk"
 [ "$(stat -f -c %T "$disk")" != tmpfs ] || skip "/var/tmp is a tmpfs here"
 shm=$(mktemp -d "$SHM/raidsim-io-engine.XXXXXX")
 at_exit rm -rf "$shm"
-failures=0
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 # engines JSON: "IO: ENGINE ENGINE ..." from the statistics file.
 engines ()
@@ -145,7 +133,6 @@ fi
 
 # ---- E5 ----------------------------------------------------------------
 
-uri () { echo "nbd+unix:///?socket=$1"; }
 for i in 1 2; do
   serve "$shm/n$i.sock" "$shm/n$i.log" --filter=delay memory 16M rdelay=1 ||
     die "E5: member $i's server did not start"
@@ -178,8 +165,4 @@ else
   fail "E5: the read took $secs s, want 1 to 1.9"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "all passed"
+end_checks

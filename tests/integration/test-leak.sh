@@ -30,39 +30,18 @@
 # Skips (77) if valgrind, nbdkit or nbdinfo is missing.
 #
 # Run: meson test -C build leak
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-leak.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
+#  or: tests/integration/test-leak.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM
+requires valgrind
+requires nbdkit
+requires nbdinfo
 
 d=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-leak.XXXXXX")
 at_exit rm -rf "$d"
 cd "$d"
-
-fail () { show_logs "$d/nbdkit.log" "$d/valgrind.log"; die "$*"; }
-
-# wait_log TEXT SECONDS: until nbdkit's log has a line matching TEXT.
-wait_log ()
-{
-  wait_line nbdkit.log "$1" "$2" || fail "no \"$1\" in the log after $2 s"
-}
-
-ctl ()
-{
-  "$RAIDSIM" control "$d/ctl" "$@" >ctl.out 2>&1 ||
-    fail "control $*: $(cat ctl.out)"
-}
+FAIL_LOGS=("$d/nbdkit.log" "$d/valgrind.log")
+CTL=$d/ctl
 
 truncate -s 32M a.img b.img s1.img c.img
 "$RAIDSIM" create --level=1 --assume-clean a.img b.img >create.out 2>&1 ||
@@ -83,11 +62,11 @@ wait_for_file "$d/pid" "$pid" 120 || fail "nbdkit did not start"
 nbdinfo --size "nbd+unix:///?socket=$d/sock" >/dev/null 2>&1 ||
   fail "the array cannot be reached"
 
-ctl fail 1
-wait_log "spare .*s1.img takes over role 1" 60
-wait_log "recovery: done: member 1 (.*s1.img) rebuilt" 120
-ctl remove b.img
-ctl add c.img
+ctl_ok fail 1
+wait_log nbdkit.log "spare .*s1.img takes over role 1" 60
+wait_log nbdkit.log "recovery: done: member 1 (.*s1.img) rebuilt" 120
+ctl_ok remove b.img
+ctl_ok add c.img
 grep -q "c.img" ctl.out || fail "add c.img: no c.img in the reply: $(cat ctl.out)"
 
 # SIGTERM and wait: valgrind writes its report as nbdkit exits.

@@ -23,22 +23,17 @@
 #
 # Needs mdadm (exits 77 without it).
 # Run: meson test -C build mdadm-bitmap
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-RAIDSIM=${RAIDSIM:-$here/../../build/raidsim/raidsim}
-RAIDSIM=$(realpath "$RAIDSIM")
-if ! command -v mdadm >/dev/null 2>&1; then
-  echo "test-mdadm-bitmap.sh: SKIP: mdadm is not installed"
-  exit 77
-fi
+#  or: tests/integration/test-mdadm-bitmap.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+requires mdadm
+must_be_built RAIDSIM
 export TZ=UTC
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+at_exit rm -rf "$tmp"
 cd "$tmp"
-failures=0
+keep_going
+# ok: one more check passed (only counted: printed at the end).
 checks=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
 ok () { checks=$(( checks + 1 )); }
 field () { sed -n "s/^ *$2 : //p" "$1"; }
 bytes ()

@@ -26,17 +26,10 @@
 # Needs mdadm (exits 77 without it); no md kernel module, no root.
 #
 # Run: meson test -C build mdadm
-#  or: RAIDSIM=build/raidsim/raidsim tests/integration/test-mdadm.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-RAIDSIM=${RAIDSIM:-$here/../../build/raidsim/raidsim}
-RAIDSIM=$(realpath "$RAIDSIM")
-if ! command -v mdadm >/dev/null 2>&1; then
-  echo "test-mdadm.sh: SKIP: mdadm is not installed (scripts/install-deps.sh)"
-  exit 77
-fi
-[ -x "$RAIDSIM" ] || { echo "test-mdadm.sh: $RAIDSIM is not built"; exit 1; }
+#  or: tests/integration/test-mdadm.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+requires mdadm "scripts/install-deps.sh installs it"
+must_be_built RAIDSIM
 
 # mdadm and raidsim both print times with ctime (3); one zone for both.
 export TZ=UTC
@@ -47,11 +40,11 @@ cleanup ()
   [ ${#loops[@]} -eq 0 ] || losetup --detach "${loops[@]}" || true
   rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 cd "$tmp"
-failures=0
+keep_going
+# ok: one more check passed (only counted: printed at the end).
 checks=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
 ok () { checks=$(( checks + 1 )); }
 
 # bytes SIZE: "64M+1234" and the like in bytes (K, M, G, T are 1024s).

@@ -13,24 +13,16 @@
 # Skips (77) unless run as root with FUSE, nbdfuse and loop devices.
 #
 # Run: meson test -C build mount
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so tests/integration/test-mount.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
+#  or: tests/integration/test-mount.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN
 for cmd in mkfs.ext4 e2fsck sha256sum; do
-  command -v "$cmd" >/dev/null 2>&1 || skip "$cmd is not installed"
+  requires "$cmd"
 done
 
 tmp=$(mktemp -d /var/tmp/raidsim-mount.XXXXXX)
 at_exit rm -rf "$tmp"
-problem=$(fuse_loop_problem "$tmp")
-[ -z "$problem" ] || skip "$problem"
+requires_fuse_loop "$tmp"
 
 say "making a tree of random files"
 make_random_tree "$tmp/tree" 300

@@ -30,22 +30,12 @@
 # Skips (77) if nbdkit's file plugin or nbdcopy is missing.
 #
 # Run: meson test -C build nbd-fault
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        CHECK_MEMBERS=build/tests/lib/check-members tests/integration/test-nbd-fault.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-nbdkit file --version >/dev/null 2>&1 || skip "nbdkit's file plugin is missing"
+#  or: tests/integration/test-nbd-fault.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN CHECK_MEMBERS
+requires nbdkit
+requires nbdcopy
+requires_nbdkit_plugin file
 
 tmp=$(mktemp -d /var/tmp/raidsim-nbd-fault.XXXXXX)
 at_exit rm -rf "$tmp"
@@ -104,8 +94,6 @@ setup ()
   done
   say "members: ${MEMBERS[*]}"
 }
-
-uri () { echo "nbd+unix:///?socket=$1"; }
 
 # kill_victim: SIGKILL member 0's server and wait until it is gone.
 kill_victim ()

@@ -10,18 +10,12 @@
 #   - put an aligned request where the layout says.
 #
 # Run: meson test -C build nbd-minblock
-set -euo pipefail
-
-: "${RAID_PLUGIN:?set RAID_PLUGIN to the plugin}"
-: "${NBD_IO:?set NBD_IO to tests/lib/nbd-io}"
-for p in nbdkit nbdinfo; do
-  command -v $p >/dev/null ||
-    { echo "test-nbd-minblock.sh: SKIP: $p is not installed"; exit 77; }
-done
-if ! nbdkit --filter=blocksize-policy null 1M --run true 2>/dev/null; then
-  echo "test-nbd-minblock.sh: SKIP: nbdkit has no blocksize-policy filter"
-  exit 77
-fi
+#  or: tests/integration/test-nbd-minblock.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN NBD_IO
+requires nbdkit
+requires nbdinfo
+requires_nbdkit_filter blocksize-policy
 
 tmp=$(mktemp -d)
 cleanup ()
@@ -31,9 +25,8 @@ cleanup ()
   done
   rm -rf "$tmp"
 }
-trap cleanup EXIT
+at_exit cleanup
 cd "$tmp"
-fail () { echo "FAIL: $*"; exit 1; }
 
 K=1024
 head -c $((4 * 1024 * K)) /dev/urandom > m0.img

@@ -18,31 +18,17 @@
 # line by line; all must exit 0.
 #
 # Run: meson test -C build notices
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-notices.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
+#  or: tests/integration/test-notices.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN NBD_IO
+requires nbdkit
+requires nbdinfo
 
 # Not tmpfs: chattr +i needs a file system that has the flag.
 tmp=$(mktemp -d /var/tmp/raidsim-notices.XXXXXX)
 at_exit rm -rf "$tmp"
 cd "$tmp"
-failures=0
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
-
-export NBD_IO
+keep_going
 
 # run NAME RUN-CMD PLUGIN-ARGS...: nbdkit with the plugin, running
 # RUN-CMD; its stderr in NAME.err, RUN-CMD's output in NAME.out, nbdkit's
@@ -179,8 +165,4 @@ else
   fail "q4-docs: README.md or the man page does not say -D raid.io=1 needs -v"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "all passed"
+end_checks

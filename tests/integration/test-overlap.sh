@@ -44,34 +44,18 @@
 # a wake-up (the test's timeout).
 #
 # Run: meson test -C build overlap
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-overlap.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-overlap.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-nbdkit --dump-plugin file >/dev/null 2>&1 ||
-  skip "nbdkit's file plugin is not installed"
-nbdkit --filter=delay null --dump-plugin >/dev/null 2>&1 ||
-  skip "nbdkit's delay filter is not installed"
-command -v timeout >/dev/null 2>&1 || skip "timeout is not installed"
+#  or: tests/integration/test-overlap.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN NBD_IO
+requires nbdkit
+requires_nbdkit_plugin file
+requires_nbdkit_filter delay
+requires timeout
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-overlap.XXXXXX")
 at_exit rm -rf "$tmp"
-failures=0
+keep_going
 K=1024
-
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
 
 # ---- ordered cases -------------------------------------------------------
 
@@ -333,8 +317,4 @@ array raid1-nbd-delay "s1c:s1d" level=1 "$tmp/s1c" \
 array raid10-4-near2 "s10a:s10b s10c:s10d" level=10 chunk=64K \
   "$tmp/s10a" "$tmp/s10b" "$tmp/s10c" "$tmp/s10d"
 
-if [ "$failures" -gt 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "every copy the same after overlapping writes, Y over X wherever they overlap"
+end_checks "every copy the same after overlapping writes, Y over X wherever they overlap"

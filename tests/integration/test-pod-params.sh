@@ -15,36 +15,26 @@
 # table without documenting it, fails this test.
 #
 # Run: meson test -C build pod-params
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        tests/integration/test-pod-params.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
+#  or: tests/integration/test-pod-params.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
 POD=${POD:-$SRCDIR/plugins/raid/nbdkit-raid-plugin.pod}
-
-if [ ! -s "$POD" ]; then
-  echo "test-pod-params.sh: SKIP: $POD is empty"; exit 77
-fi
-if ! command -v nbdkit >/dev/null 2>&1; then
-  echo "test-pod-params.sh: SKIP: nbdkit is not installed"; exit 77
-fi
+[ -s "$POD" ] || skip "$POD is empty"
+requires nbdkit
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+at_exit rm -rf "$tmp"
 
 nbdkit "$RAID_PLUGIN" --dump-plugin > "$tmp/dump"
 grep '^raid_param_' "$tmp/dump" > "$tmp/params" || true
 if [ ! -s "$tmp/params" ]; then
-  echo "FAIL: --dump-plugin lists no raid_param_ lines"; exit 1
+  fail "--dump-plugin lists no raid_param_ lines"
 fi
 
 # The =item lines between "=head1 PARAMETERS" and the next =head1.
 awk '/^=head1 /{ inside = ($2 == "PARAMETERS") } inside && /^=item /' \
   "$POD" > "$tmp/items"
 if [ ! -s "$tmp/items" ]; then
-  echo "FAIL: $POD has no =item in its PARAMETERS section"; exit 1
+  fail "$POD has no =item in its PARAMETERS section"
 fi
 
 # The items the tables call for, one per line, as the pod spells them.
@@ -74,23 +64,17 @@ while IFS= read -r line; do
   fi
 done < "$tmp/params"
 
-failures=0
+keep_going
 while IFS= read -r item; do
   if grep -qxF -- "$item" "$tmp/items"; then
     echo "ok: $item"
   else
-    echo "FAIL: the pod lacks '$item'"
-    failures=$(( failures + 1 ))
+    fail "the pod lacks '$item'"
   fi
 done < "$tmp/want"
 while IFS= read -r item; do
   if ! grep -qxF -- "$item" "$tmp/want"; then
-    echo "FAIL: the pod documents '$item', which the plugin does not have"
-    failures=$(( failures + 1 ))
+    fail "the pod documents '$item', which the plugin does not have"
   fi
 done < "$tmp/items"
-
-if [ "$failures" -ne 0 ]; then
-  echo "test-pod-params.sh: $failures failures"; exit 1
-fi
-echo "test-pod-params.sh: all passed"
+end_checks

@@ -61,82 +61,27 @@
 #
 # Skips (77) without nbdkit, mdadm or perl's JSON::PP.
 # Run: meson test -C build readd
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-readd.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl JSON::PP is not installed"
+#  or: tests/integration/test-readd.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires mdadm
+requires_perl_module JSON::PP
 
 base=/dev/shm
 [ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/var/tmp}
 tmp=$(mktemp -d "$base/raidsim-readd.XXXXXX")
 at_exit rm -rf "$tmp"
 cd "$tmp"
-uri="nbd+unix:///?socket=$tmp/sock"
-ctl=$tmp/ctl
-
-fail () { show_logs nbdkit.log; die "$*"; }
-
-# bitmap_x MEMBER: mdadm -X of MEMBER's internal bitmap, cut out where
-# mdadm --examine says it is (mdadm -X reads regular files from 0).
-bitmap_x ()
-{
-  local soff boff
-  mdadm --examine "$1" >examine.out 2>&1 || fail "mdadm --examine $1: $(cat examine.out)"
-  soff=$(sed -n 's/^ *Super Offset : \([0-9]*\) sectors.*/\1/p' examine.out)
-  boff=$(sed -n 's/^ *Internal Bitmap : \([0-9]*\) sectors from superblock/\1/p' examine.out)
-  [ -n "$boff" ] || fail "mdadm --examine $1 shows no internal bitmap"
-  dd if="$1" of=bm.img bs=512 skip=$(( soff + boff )) count=256 status=none
-  mdadm -X bm.img 2>&1
-}
-dirty () { bitmap_x "$1" | sed -n 's/^ *Bitmap : .* bits (chunks), \([0-9]*\) dirty.*/\1/p'; }
-xfield () { bitmap_x "$1" | sed -n "s/^ *$2 : //p"; }
-events () { mdadm --examine "$1" | sed -n 's/^ *Events : //p'; }
-efield () { mdadm --examine "$1" | sed -n "s/^ *$2 : //p"; }
-
-# detail PERL-EXPR: a field of the control socket's JSON detail.
-detail ()
-{
-  "$RAIDSIM" control --json "$ctl" detail >detail.json 2>detail.err ||
-    fail "detail: $(cat detail.err)"
-  perl -MJSON::PP -0777 -ne "my \$d = decode_json (\$_); print $1" detail.json
-}
-control ()
-{
-  "$RAIDSIM" control --json "$ctl" "$@" >control.json 2>control.err ||
-    fail "control $*: $(cat control.err)"
-}
-
-# wait_until SECONDS WHAT COMMAND...: poll COMMAND every 0.1 s.
-wait_until ()
-{
-  local t=$(( $1 * 10 )) what=$2 i
-  shift 2
-  for (( i = 0; i < t; i++ )); do
-    "$@" && return 0
-    sleep 0.1
-  done
-  fail "after ${t}00 ms: $what"
-}
+uri=$(uri "$tmp/sock")
+CTL=$tmp/ctl
+FAIL_LOGS=("$tmp/nbdkit.log")
 
 start ()
 {
-  serve "$tmp/sock" "$tmp/nbdkit.log" "$RAID_PLUGIN" "$@" control="$ctl" ||
+  serve "$tmp/sock" "$tmp/nbdkit.log" "$RAID_PLUGIN" "$@" control="$CTL" ||
     fail "the plugin did not start"
-  wait_until 5 "the array cannot be read" \
-    sh -c "echo 'r 0 4096' | '$NBD_IO' '$uri' >/dev/null 2>&1"
+  wait_readable "$uri" 5
 }
 write () { echo "w $1 $2" | "$NBD_IO" "$uri" >io.out 2>&1 || fail "write $1 $2: $(cat io.out)"; }
 flip () { printf '\xa5' | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
@@ -146,7 +91,7 @@ ndiff ()
   { cmp -l <(tail -c +$(( doff + 1 )) "$1") <(tail -c +$(( doff + 1 )) "$2") || true; } | wc -l
 }
 # No bit set in the plugin's bitmap, nor in a.img's on disk.
-clear_bits () { [ "$(detail '$d->{bitmap}{dirty}')" = 0 ] && [ "$(dirty a.img)" = 0 ]; }
+clear_bits () { [ "$(detail_field '$d->{bitmap}{dirty}')" = 0 ] && [ "$(md_bitmap_dirty a.img)" = 0 ]; }
 log_has () { grep -q -- "$1" nbdkit.log; }
 
 MiB=1048576
@@ -154,26 +99,26 @@ truncate -s 32M a.img b.img
 "$RAIDSIM" create --level=1 --assume-clean --bitmap-chunk=1M a.img b.img \
   >create.out 2>&1 || fail "raidsim create: $(cat create.out)"
 size=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' create.out)
-doff=$(( $(efield a.img 'Data Offset' | sed 's/ sectors//') * 512 ))
+doff=$(( $(md_field a.img 'Data Offset' | sed 's/ sectors//') * 512 ))
 [ -n "$size" ] && [ "$doff" -gt 0 ] || fail "no size or data offset: $(cat create.out)"
 
 say "start: a member failed, writes while degraded, restarted"
 start a.img b.img
-wait_until 20 "the bits create set are not cleared: $(detail '$d->{bitmap}{dirty}') dirty" clear_bits
-control fail b.img
+wait_until 20 "the bits create set are not cleared: $(detail_field '$d->{bitmap}{dirty}') dirty" clear_bits
+ctl_ok --json fail b.img
 write $(( 5 * MiB + MiB / 2 )) $MiB
 flip b.img $(( doff + 20 * MiB + 333 ))
-s0=$(detail '$d->{bitmap}{sweeps}')
-sweeps_past () { [ "$(detail '$d->{bitmap}{sweeps}')" -ge $(( s0 + 3 )) ]; }
+s0=$(detail_field '$d->{bitmap}{sweeps}')
+sweeps_past () { [ "$(detail_field '$d->{bitmap}{sweeps}')" -ge $(( s0 + 3 )) ]; }
 wait_until 30 "the bitmap daemon did not sweep 3 times" sweeps_past
-[ "$(detail '$d->{bitmap}{dirty}')" = 2 ] ||
-  fail "3 sweeps after a degraded write the plugin has $(detail '$d->{bitmap}{dirty}') dirty bits, not 2"
-[ "$(dirty a.img)" = 2 ] || fail "mdadm -X a.img: $(dirty a.img) dirty, not 2"
+[ "$(detail_field '$d->{bitmap}{dirty}')" = 2 ] ||
+  fail "3 sweeps after a degraded write the plugin has $(detail_field '$d->{bitmap}{dirty}') dirty bits, not 2"
+[ "$(md_bitmap_dirty a.img)" = 2 ] || fail "mdadm -X a.img: $(md_bitmap_dirty a.img) dirty, not 2"
 stop_pid "$SERVE_PID"
-ev_b=$(events b.img)
-[ "$ev_b" -lt "$(events a.img)" ] || fail "b.img is not behind: $ev_b, a.img $(events a.img)"
-[ "$ev_b" -ge "$(xfield a.img 'Events Cleared')" ] ||
-  fail "b.img's events $ev_b are older than events_cleared $(xfield a.img 'Events Cleared')"
+ev_b=$(md_events b.img)
+[ "$ev_b" -lt "$(md_events a.img)" ] || fail "b.img is not behind: $ev_b, a.img $(md_events a.img)"
+[ "$ev_b" -ge "$(md_bitmap_field a.img 'Events Cleared')" ] ||
+  fail "b.img's events $ev_b are older than events_cleared $(md_bitmap_field a.img 'Events Cleared')"
 
 : >nbdkit.log
 start a.img b.img stats="$tmp/stats.json"
@@ -185,26 +130,26 @@ log_has "re-add: member 1 (b.img): $want bytes to resync of $size " ||
   fail "the log does not say $want bytes to resync of $size"
 log_has "re-add: done: $want bytes resynced of $size" ||
   fail "the log does not say $want bytes resynced"
-[ "$(detail '$d->{members}[1]{state}')" = "active sync" ] ||
-  fail "b.img is $(detail '$d->{members}[1]{state}') after the re-add"
+[ "$(detail_field '$d->{members}[1]{state}')" = "active sync" ] ||
+  fail "b.img is $(detail_field '$d->{members}[1]{state}') after the re-add"
 n=$(ndiff a.img b.img)
 [ "$n" = 1 ] || fail "after the re-add the copies differ in $n bytes, not 1 (the byte in chunk 20)"
 
 say "add: failed, removed, written, and added back while serving"
 wait_until 20 "the bits are not cleared after the re-add" clear_bits
-control fail b.img
-control remove b.img
+ctl_ok --json fail b.img
+ctl_ok --json remove b.img
 cp b.img b-old.img
 flip b-old.img $(( doff + 25 * MiB + 5 ))
-ev_old=$(events b-old.img)
+ev_old=$(md_events b-old.img)
 write $(( 10 * MiB )) 4096
 flip b.img $(( doff + 22 * MiB + 77 ))
-control add "$tmp/b.img"
-grep -q '"message":"re-added' control.json || fail "add b.img: $(cat control.json)"
+ctl_ok --json add "$tmp/b.img"
+grep -q '"message":"re-added' ctl.out || fail "add b.img: $(cat ctl.out)"
 want=$MiB
 wait_until 30 "no re-add end in the log" log_has "re-add: done: $want bytes resynced of $size"
-[ "$(detail '$d->{members}[1]{state}')" = "active sync" ] ||
-  fail "b.img is $(detail '$d->{members}[1]{state}') after add"
+[ "$(detail_field '$d->{members}[1]{state}')" = "active sync" ] ||
+  fail "b.img is $(detail_field '$d->{members}[1]{state}') after add"
 n=$(ndiff a.img b.img)
 [ "$n" = 2 ] || fail "after add the copies differ in $n bytes, not 2 (chunks 20 and 22)"
 
@@ -214,7 +159,7 @@ stop_pid "$SERVE_PID"
 # The statistics of the last recovery, the add's.
 synced=$(perl -MJSON::PP -0777 -ne 'print decode_json ($_)->{sync}{synced} // "none"' stats.json)
 [ "$synced" = $MiB ] || fail "stats JSON: sync.synced $synced after add, not $MiB"
-cleared=$(xfield a.img 'Events Cleared')
+cleared=$(md_bitmap_field a.img 'Events Cleared')
 [ "$ev_old" -lt "$cleared" ] || fail "b-old.img's events $ev_old are not older than events_cleared $cleared"
 : >nbdkit.log
 start a.img b-old.img
@@ -226,13 +171,13 @@ log_has "recovery: done: member 1 (b-old.img) rebuilt, $size bytes in" ||
 stop_pid "$SERVE_PID"
 n=$(ndiff a.img b-old.img)
 [ "$n" = 0 ] || fail "after the full rebuild the copies differ in $n bytes"
-[ "$(efield b-old.img 'Feature Map')" = 0x1 ] ||
-  fail "b-old.img's feature map is $(efield b-old.img 'Feature Map'), not 0x1 (in sync)"
+[ "$(md_field b-old.img 'Feature Map')" = 0x1 ] ||
+  fail "b-old.img's feature map is $(md_field b-old.img 'Feature Map'), not 0x1 (in sync)"
 
 say "resume: a re-add from the bitmap killed in the middle goes on from it"
 start a.img b-old.img
-wait_until 20 "the bits are not cleared: $(detail '$d->{bitmap}{dirty}') dirty" clear_bits
-control fail b-old.img
+wait_until 20 "the bits are not cleared: $(detail_field '$d->{bitmap}{dirty}') dirty" clear_bits
+ctl_ok --json fail b-old.img
 write $(( 5 * MiB + MiB / 2 )) $MiB
 write $(( 25 * MiB + MiB / 2 )) $MiB
 flip b-old.img $(( doff + 28 * MiB + 9 ))
@@ -244,17 +189,17 @@ start a.img b-old.img sync-speed-min=50 sync-speed-max=50
 # last; 7M and 27M are not), with the bitmap flag, then waits ~80 s for
 # the speed limit: killed meanwhile, after three sweeps that must not
 # clear chunks 25 and 26 (the member is still out of sync).
-checkpointed () { [ "$(efield b-old.img 'Feature Map')" = 0x83 ]; }
-wait_until 20 "b-old.img's feature map is $(efield b-old.img 'Feature Map'), not 0x83" checkpointed
-s0=$(detail '$d->{bitmap}{sweeps}')
+checkpointed () { [ "$(md_field b-old.img 'Feature Map')" = 0x83 ]; }
+wait_until 20 "b-old.img's feature map is $(md_field b-old.img 'Feature Map'), not 0x83" checkpointed
+s0=$(detail_field '$d->{bitmap}{sweeps}')
 wait_until 30 "the bitmap daemon did not sweep 3 times" sweeps_past
-[ "$(detail '$d->{bitmap}{dirty}')" = 4 ] ||
-  fail "during the re-add the plugin has $(detail '$d->{bitmap}{dirty}') dirty bits, not 4"
+[ "$(detail_field '$d->{bitmap}{dirty}')" = 4 ] ||
+  fail "during the re-add the plugin has $(detail_field '$d->{bitmap}{dirty}') dirty bits, not 4"
 log_has "recovery: done" && fail "the walk was not held back by the speed limit"
 kill -KILL "$SERVE_PID"
 wait "$SERVE_PID" 2>/dev/null || true
-[ "$(efield b-old.img 'Recovery Offset')" = "$(( 26 * MiB / 512 )) sectors" ] ||
-  fail "b-old.img's recovery offset is $(efield b-old.img 'Recovery Offset')"
+[ "$(md_field b-old.img 'Recovery Offset')" = "$(( 26 * MiB / 512 )) sectors" ] ||
+  fail "b-old.img's recovery offset is $(md_field b-old.img 'Recovery Offset')"
 : >nbdkit.log
 start a.img b-old.img
 wait_until 30 "no recovery end in the log" log_has "recovery: done"
@@ -271,7 +216,7 @@ n=$(ndiff a.img b-old.img)
 
 say "nbd: an NBD member whose server died is re-added when it is back"
 bsock=$tmp/b.sock
-buri="nbd+unix:///?socket=$bsock"
+buri=$(uri "$bsock")
 serve_b ()
 {
   rm -f "$bsock"
@@ -283,16 +228,16 @@ serve_b ()
 serve_b
 : >nbdkit.log
 start a.img "$buri"
-wait_until 20 "the bits are not cleared: $(detail '$d->{bitmap}{dirty}') dirty" clear_bits
+wait_until 20 "the bits are not cleared: $(detail_field '$d->{bitmap}{dirty}') dirty" clear_bits
 stop_pid "$b_pid"
 rm -f b.pid
 write $(( 12 * MiB + MiB / 2 )) $MiB
-[ "$(detail '$d->{members}[1]{state}')" = faulty ] ||
-  fail "the NBD member is $(detail '$d->{members}[1]{state}') after its server died"
+[ "$(detail_field '$d->{members}[1]{state}')" = faulty ] ||
+  fail "the NBD member is $(detail_field '$d->{members}[1]{state}') after its server died"
 serve_b
-control remove 1
-control add "$buri"
-grep -q '"message":"re-added' control.json || fail "add $buri: $(cat control.json)"
+ctl_ok --json remove 1
+ctl_ok --json add "$buri"
+grep -q '"message":"re-added' ctl.out || fail "add $buri: $(cat ctl.out)"
 wait_until 30 "no re-add end in the log" log_has "re-add: done: $(( 2 * MiB )) bytes resynced of $size"
 stop_pid "$SERVE_PID"
 n=$(ndiff a.img b-old.img)

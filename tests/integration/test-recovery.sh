@@ -67,41 +67,19 @@
 # fio with its nbd engine or mdadm is missing.
 #
 # Run: meson test -C build recovery
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim \
-#        CHECK_MEMBERS=build/tests/lib/check-members \
-#        tests/integration/test-recovery.sh [SCENARIO...]
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-recovery.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
-nbdkit file --version >/dev/null 2>&1 ||
-  skip "nbdkit's file plugin is not installed"
-nbdkit --filter=error null --version >/dev/null 2>&1 ||
-  skip "nbdkit's error filter is not installed"
+#  or: tests/integration/test-recovery.sh [SCENARIO...]   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM CHECK_MEMBERS
+requires nbdkit
+requires nbdcopy
+requires nbdinfo
+requires mdadm
+requires_fio_nbd
+requires_nbdkit_plugin file
+requires_nbdkit_filter error
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-recovery.XXXXXX")
 [ -n "${KEEP:-}" ] || at_exit rm -rf "$tmp"
-
-uri () { echo "nbd+unix:///?socket=$1"; }
-
-fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
 
 # The data fio writes: a pattern of each block's offset, the same
 # whichever job writes it, so that the expected image is fio's own run
@@ -118,10 +96,10 @@ create ()
   (cd "$d" && truncate -s "$size" "$@" &&
      "$RAIDSIM" create --level="$level" --assume-clean \
        $( [ "$level" = 1 ] || echo --chunk=64K ) "$@") >"$d/create.out" 2>&1 ||
-    fail "$d" "raidsim create: $(cat "$d/create.out")"
+    fail "raidsim create: $(cat "$d/create.out")"
   SIZE_BYTES=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' "$d/create.out")
   DOFF=$(sed -n 's/^  data offset: [0-9]* sectors (\([0-9]*\) bytes).*/\1/p' "$d/create.out")
-  [ -n "$SIZE_BYTES" ] && [ -n "$DOFF" ] || fail "$d" "raidsim create printed no size"
+  [ -n "$SIZE_BYTES" ] && [ -n "$DOFF" ] || fail "raidsim create printed no size"
 }
 
 # serve_bad DIR FILE: FILE served by nbdkit's file plugin behind the
@@ -135,21 +113,14 @@ serve_bad ()
     >>"$d/$f.log" 2>&1 &
   pid=$!
   at_exit stop_pid $pid
-  wait_for_file "$d/$f.pid" $pid 30 || fail "$d" "nbdkit file $f did not start"
+  wait_for_file "$d/$f.pid" $pid 30 || fail "nbdkit file $f did not start"
   BAD_PID=$pid
-}
-
-# wait_log DIR TEXT SECONDS
-wait_log ()
-{
-  wait_line "$1/nbdkit.log" "$2" "$3" ||
-    fail "$1" "no \"$2\" in the log after $3 s"
 }
 
 # examine DIR MEMBER FIELD: a field of mdadm --examine (empty if none).
 examine ()
 {
-  mdadm --examine "$1/$2" >"$1/examine" 2>&1 || fail "$1" "mdadm --examine $2: $(cat "$1/examine")"
+  mdadm --examine "$1/$2" >"$1/examine" 2>&1 || fail "mdadm --examine $2: $(cat "$1/examine")"
   sed -n "s/^ *$3 : //p" "$1/examine"
 }
 
@@ -160,9 +131,9 @@ start ()
   local d=$1
   shift
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
-    fail "$d" "the plugin did not start"
+    fail "the plugin did not start"
   nbdinfo --size "$(uri "$d/sock")" >/dev/null 2>&1 ||
-    fail "$d" "the array cannot be reached"
+    fail "the array cannot be reached"
 }
 
 # expected DIR JOB: fio's run of JOB into a plain file of the array's
@@ -173,7 +144,7 @@ expected ()
   truncate -s "$SIZE_BYTES" "$1/expected.img"
   FAILFILE=$1/unused fio --ioengine=psync --filename="$1/expected.img" \
     "${FIO_DATA[@]}" --output="$1/expected.out" "$2" >/dev/null 2>&1 ||
-    fail "$1" "fio into a plain file failed: the job itself is wrong: $(cat "$1/expected.out")"
+    fail "fio into a plain file failed: the job itself is wrong: $(cat "$1/expected.out")"
 }
 
 # run_fio DIR JOB: the job against the array; fails on any verify error.
@@ -181,7 +152,7 @@ run_fio ()
 {
   FAILFILE=$1/fail fio --ioengine=nbd --uri="$(uri "$1/sock")" \
     "${FIO_DATA[@]}" --output="$1/fio.out" "$2" >/dev/null 2>&1 ||
-    fail "$1" "fio against the array failed: $(grep -i -m 5 'verify\|error' "$1/fio.out")"
+    fail "fio against the array failed: $(grep -i -m 5 'verify\|error' "$1/fio.out")"
 }
 
 # check DIR LEVEL MEMBERS...: every member holds the layout's bytes of
@@ -194,13 +165,14 @@ check ()
               "data=$d/expected.img")
   for m in "$@"; do args+=("member=$d/$m"); done
   "$CHECK_MEMBERS" "${args[@]}" >"$d/check.out" 2>&1 ||
-    fail "$d" "check-members: $(cat "$d/check.out")"
+    fail "check-members: $(cat "$d/check.out")"
 }
 
 scenario_spare ()
 {
   say "spare: a member fails under fio; the spare takes over and is rebuilt"
   local d="$tmp/spare" half
+  FAIL_LOGS=("$d/nbdkit.log")
   mkdir -p "$d"
   cd "$d"
   create "$d" 10 16M a.img b.img c.img d.img
@@ -244,20 +216,20 @@ EOF
   start "$d" a.img "$(uri "$d/b.img.sock")" c.img d.img spare=s.img \
     read-policy=round-robin
   [ "$(examine "$d" s.img 'Device Role')" = spare ] ||
-    fail "$d" "s.img: mdadm says Device Role $(examine "$d" s.img 'Device Role'), not spare"
+    fail "s.img: mdadm says Device Role $(examine "$d" s.img 'Device Role'), not spare"
   run_fio "$d" "$d/job.fio"
-  grep -q "injecting EIO error" "$d/b.img.log" || fail "$d" "no error was injected"
-  wait_log "$d" "spare .*s.img takes over role 1" 30
+  grep -q "injecting EIO error" "$d/b.img.log" || fail "no error was injected"
+  wait_log "$d/nbdkit.log" "spare .*s.img takes over role 1" 30
   run_fio "$d" "$d/verify.fio"
-  wait_log "$d" "recovery: done: member 1 (.*s.img) rebuilt" 60
+  wait_log "$d/nbdkit.log" "recovery: done: member 1 (.*s.img) rebuilt" 60
   run_fio "$d" "$d/verify.fio"
   stop_pid "$SERVE_PID"
   stop_pid "$BAD_PID"
   check "$d" 10 a.img s.img c.img d.img
   [ "$(examine "$d" s.img 'Device Role')" = "Active device 1" ] ||
-    fail "$d" "s.img: mdadm says $(examine "$d" s.img 'Device Role')"
+    fail "s.img: mdadm says $(examine "$d" s.img 'Device Role')"
   [ "$(examine "$d" s.img 'Array State')" = "AAAA ('A' == active, '.' == missing, 'R' == replacing)" ] ||
-    fail "$d" "s.img: Array State $(examine "$d" s.img 'Array State')"
+    fail "s.img: Array State $(examine "$d" s.img 'Array State')"
   say "  $(grep -m 1 'takes over' "$d/nbdkit.log" | sed 's/^nbdkit: [^ ]* //')"
   say "  spare: ok (fio verified before and after the rebuild; every member as the layout says)"
 }
@@ -268,25 +240,26 @@ EOF
 blank_run ()
 {
   local level=$1 d="$tmp/blank$1" i off others=(b.img)
+  FAIL_LOGS=("$d/nbdkit.log")
   mkdir -p "$d"
   cd "$d"
   [ "$level" = 1 ] || others=(b.img c.img d.img)
   create "$d" "$level" 16M a.img "${others[@]}"
   head -c "$SIZE_BYTES" /dev/urandom >"$d/expected.img"
   start "$d" a.img "${others[@]}"
-  nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "$d" "copying in failed"
+  nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "copying in failed"
   stop_pid "$SERVE_PID"
   rm "$d/a.img"
   truncate -s 16M "$d/n.img"
   : >"$d/nbdkit.log"
   start "$d" n.img "${others[@]}" read-policy=first sync-speed-min=1 sync-speed-max=1
   grep -q "member 0 (n.img) is blank: it takes role 0" "$d/nbdkit.log" ||
-    fail "$d" "n.img was not taken as a new member 0"
-  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
+    fail "n.img was not taken as a new member 0"
+  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "reading back failed"
   cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
-    fail "$d" "the array read back differs while member 0 is rebuilt: $(cat "$d/cmp")"
+    fail "the array read back differs while member 0 is rebuilt: $(cat "$d/cmp")"
   ! grep -q "recovery: done" "$d/nbdkit.log" ||
-    fail "$d" "the rebuild ended though held at 1 KiB/s"
+    fail "the rebuild ended though held at 1 KiB/s"
   # The checkpoint after the first region (1/16 of the array).
   for (( i = 0; i < 100; i++ )); do
     off=$(examine "$d" n.img 'Recovery Offset')
@@ -297,7 +270,7 @@ blank_run ()
   # after RECOVERY_INFLIGHT regions): above 0, below the array's end.
   off=${off% sectors}
   [ -n "$off" ] && [ "$off" -gt 0 ] && [ $(( off * 512 )) -lt "$SIZE_BYTES" ] ||
-    fail "$d" "n.img: Recovery Offset '$off', want a position inside the array"
+    fail "n.img: Recovery Offset '$off', want a position inside the array"
   echo "$off" >"$d/recovery-offset"
   kill -KILL "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null || true
@@ -315,6 +288,7 @@ scenario_blank ()
 restart_run ()
 {
   local level=$1 d="$tmp/blank$1" off others=(b.img) pos
+  FAIL_LOGS=("$d/nbdkit.log")
   cd "$d"
   [ "$level" = 1 ] || others=(b.img c.img d.img)
   off=$(cat "$d/recovery-offset")
@@ -326,24 +300,24 @@ restart_run ()
   : >"$d/nbdkit.log"
   start "$d" n.img "${others[@]}" read-policy=first sync-speed-min=1 sync-speed-max=1
   rm -f "$d/out.img"
-  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
+  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "reading back failed"
   cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
-    fail "$d" "after the restart the array reads back differently: $(cat "$d/cmp")"
+    fail "after the restart the array reads back differently: $(cat "$d/cmp")"
   grep -q "member 0 (n.img) was being rebuilt: its recovery goes on from array offset $pos (recovery_offset $off sectors)" \
-    "$d/nbdkit.log" || fail "$d" "the recovery does not go on from its offset"
+    "$d/nbdkit.log" || fail "the recovery does not go on from its offset"
   stop_pid "$SERVE_PID"
   : >"$d/nbdkit.log"
   start "$d" n.img "${others[@]}" read-policy=first
-  wait_log "$d" "recovery: done: member 0 (n.img) rebuilt" 60
+  wait_log "$d/nbdkit.log" "recovery: done: member 0 (n.img) rebuilt" 60
   rm -f "$d/out.img"
-  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "$d" "reading back failed"
+  nbdcopy "$(uri "$d/sock")" "$d/out.img" || fail "reading back failed"
   cmp "$d/expected.img" "$d/out.img" >"$d/cmp" 2>&1 ||
-    fail "$d" "after the rebuild the array reads back differently: $(cat "$d/cmp")"
+    fail "after the rebuild the array reads back differently: $(cat "$d/cmp")"
   stop_pid "$SERVE_PID"
   [ -z "$(examine "$d" n.img 'Recovery Offset')" ] ||
-    fail "$d" "n.img still records a recovery after it ended"
+    fail "n.img still records a recovery after it ended"
   [ "$(examine "$d" n.img 'Feature Map')" = 0x0 ] ||
-    fail "$d" "n.img: Feature Map $(examine "$d" n.img 'Feature Map')"
+    fail "n.img: Feature Map $(examine "$d" n.img 'Feature Map')"
   check "$d" "$level" n.img "${others[@]}"
   say "  restart: ok (RAID $level: went on from $off sectors, in sync after, every member as written)"
 }
@@ -360,6 +334,7 @@ scenario_readd ()
 {
   say "readd: a stale member is re-added and rebuilt while fio runs"
   local d="$tmp/readd"
+  FAIL_LOGS=("$d/nbdkit.log")
   mkdir -p "$d"
   cd "$d"
   create "$d" 1 16M a.img b.img
@@ -390,24 +365,24 @@ EOF
   serve_bad "$d" b.img
   start "$d" a.img "$(uri "$d/b.img.sock")"
   head -c "$SIZE_BYTES" /dev/urandom | nbdcopy - "$(uri "$d/sock")" ||
-    fail "$d" "copying A in failed"
+    fail "copying A in failed"
   run_fio "$d" "$d/job.fio"
-  grep -q "member 1 (.*) failed on" "$d/nbdkit.log" || fail "$d" "member 1 did not fail"
+  grep -q "member 1 (.*) failed on" "$d/nbdkit.log" || fail "member 1 did not fail"
   stop_pid "$SERVE_PID"
   stop_pid "$BAD_PID"
   : >"$d/nbdkit.log"
   start "$d" a.img b.img read-policy=round-robin sync-speed-min=1 sync-speed-max=1
   grep -q "member 1 (b.img) is stale: .*re-added, to be rebuilt" "$d/nbdkit.log" ||
-    fail "$d" "b.img was not called stale and re-added"
+    fail "b.img was not called stale and re-added"
   grep -q "member 1 (b.img) is re-added" "$d/nbdkit.log" ||
-    fail "$d" "b.img was not re-added"
+    fail "b.img was not re-added"
   run_fio "$d" "$d/again.fio"
   ! grep -q "recovery: done" "$d/nbdkit.log" ||
-    fail "$d" "the rebuild ended though held at 1 KiB/s"
+    fail "the rebuild ended though held at 1 KiB/s"
   stop_pid "$SERVE_PID"
   : >"$d/nbdkit.log"
   start "$d" a.img b.img
-  wait_log "$d" "recovery: done: member 1 (b.img) rebuilt" 60
+  wait_log "$d/nbdkit.log" "recovery: done: member 1 (b.img) rebuilt" 60
   stop_pid "$SERVE_PID"
   check "$d" 1 a.img b.img
   say "  readd: ok (fio verified during the rebuild; both members as written after)"
@@ -417,6 +392,7 @@ scenario_add ()
 {
   say "add: the control socket's add puts a spare in a failed member's role"
   local d="$tmp/add"
+  FAIL_LOGS=("$d/nbdkit.log")
   mkdir -p "$d"
   cd "$d"
   create "$d" 1 16M a.img b.img
@@ -425,43 +401,43 @@ scenario_add ()
   # A member of another array, and (with mkfs.ext4) a file system.
   truncate -s 16M x.img y.img fs.img
   "$RAIDSIM" create --level=1 x.img y.img >/dev/null 2>&1 ||
-    fail "$d" "raidsim create of another array failed"
+    fail "raidsim create of another array failed"
   if command -v mkfs.ext4 >/dev/null 2>&1; then
-    mkfs.ext4 -q -F fs.img >/dev/null 2>&1 || fail "$d" "mkfs.ext4 failed"
+    mkfs.ext4 -q -F fs.img >/dev/null 2>&1 || fail "mkfs.ext4 failed"
   fi
   start "$d" a.img b.img control="$d/ctl" sync-speed-min=1 sync-speed-max=1
-  nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "$d" "copying in failed"
+  nbdcopy "$d/expected.img" "$(uri "$d/sock")" || fail "copying in failed"
   ! "$RAIDSIM" control "$d/ctl" add new.img --replace >add.out 2>&1 ||
-    fail "$d" "add --replace with nothing failed was accepted"
+    fail "add --replace with nothing failed was accepted"
   grep -q "no member is failed or missing to replace" add.out ||
-    fail "$d" "add --replace: $(cat add.out)"
+    fail "add --replace: $(cat add.out)"
   ! "$RAIDSIM" control "$d/ctl" add "$d/x.img" >add.out 2>&1 ||
-    fail "$d" "a member of another array was added"
-  grep -q "another array's metadata" add.out || fail "$d" "add x.img: $(cat add.out)"
+    fail "a member of another array was added"
+  grep -q "another array's metadata" add.out || fail "add x.img: $(cat add.out)"
   if command -v mkfs.ext4 >/dev/null 2>&1; then
     ! "$RAIDSIM" control "$d/ctl" add "$d/fs.img" >add.out 2>&1 ||
-      fail "$d" "a member holding a file system was added"
+      fail "a member holding a file system was added"
     grep -q "fs.img holds ext4" "$d/nbdkit.log" ||
-      fail "$d" "the log does not say fs.img holds ext4"
+      fail "the log does not say fs.img holds ext4"
   fi
   "$RAIDSIM" control "$d/ctl" fail 1 >fail.out 2>&1 ||
-    fail "$d" "fail 1: $(cat fail.out)"
+    fail "fail 1: $(cat fail.out)"
   # A path relative to the client's directory, not the server's (the
   # server runs in $d): the client sends it as an absolute path.
   # Mutant killed: the client sending "../new.img" as given (the server
   # looks for $tmp/new.img).
   mkdir -p "$d/sub"
   (cd "$d/sub" && "$RAIDSIM" control "$d/ctl" add ../new.img) >add.out 2>&1 ||
-    fail "$d" "add ../new.img from $d/sub: $(cat add.out)"
-  wait_log "$d" "spare .*new.img takes over role 1" 30
+    fail "add ../new.img from $d/sub: $(cat add.out)"
+  wait_log "$d/nbdkit.log" "spare .*new.img takes over role 1" 30
   "$RAIDSIM" control --json "$d/ctl" detail >detail.json 2>&1 ||
-    fail "$d" "detail: $(cat detail.json)"
+    fail "detail: $(cat detail.json)"
   grep -q "spare rebuilding" detail.json ||
-    fail "$d" "detail does not say spare rebuilding: $(cat detail.json)"
+    fail "detail does not say spare rebuilding: $(cat detail.json)"
   stop_pid "$SERVE_PID"
   : >"$d/nbdkit.log"
   start "$d" a.img new.img
-  wait_log "$d" "recovery: done: member 1 (new.img) rebuilt" 60
+  wait_log "$d/nbdkit.log" "recovery: done: member 1 (new.img) rebuilt" 60
   stop_pid "$SERVE_PID"
   check "$d" 1 a.img new.img
   say "  add: ok (refusals, then fail 1 and add: rebuilt, both members as written)"
@@ -471,6 +447,7 @@ scenario_speed ()
 {
   say "speed: a rebuild at sync-speed-max=3000 takes the time that implies"
   local d="$tmp/speed" t0 t1 bound
+  FAIL_LOGS=("$d/nbdkit.log")
   mkdir -p "$d"
   cd "$d"
   create "$d" 1 16M a.img b.img
@@ -478,17 +455,17 @@ scenario_speed ()
   truncate -s 16M "$d/n.img"
   t0=$(date +%s.%N)
   start "$d" a.img n.img sync-speed-min=3000 sync-speed-max=3000
-  wait_log "$d" "recovery: done" 60
+  wait_log "$d/nbdkit.log" "recovery: done" 60
   t1=$(date +%s.%N)
   stop_pid "$SERVE_PID"
   bound=$(echo "$SIZE_BYTES / 1024 / 3000" | bc -l)
   say "  $SIZE_BYTES bytes rebuilt in $(echo "$t1 - $t0" | bc -l | cut -c1-5) s; at 3000 KiB/s at least $(echo "$bound" | cut -c1-5) s"
   [ "$(echo "$t1 - $t0 >= $bound" | bc -l)" = 1 ] ||
-    fail "$d" "the rebuild took $(echo "$t1 - $t0" | bc -l) s, less than $bound s"
+    fail "the rebuild took $(echo "$t1 - $t0" | bc -l) s, less than $bound s"
   say "  speed: ok"
 }
 
-command -v bc >/dev/null 2>&1 || skip "bc is not installed"
+requires bc
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(spare blank restart readd add speed)
 for s in "${scenarios[@]}"; do

@@ -31,27 +31,17 @@
 # Skips (77) if nbdkit, its eval plugin or nbdinfo is missing.
 #
 # Run: meson test -C build remove-extents
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-remove-extents.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
-nbdkit eval --version >/dev/null 2>&1 || skip "nbdkit's eval plugin is not installed"
+#  or: tests/integration/test-remove-extents.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM
+requires nbdkit
+requires nbdinfo
+requires_nbdkit_plugin eval
 
 d=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-remove-extents.XXXXXX")
 at_exit rm -rf "$d"
 cd "$d"
-
-fail () { show_logs "$d/nbdkit.log" "$d/member.log" "$d/calls"; die "$*"; }
+FAIL_LOGS=("$d/nbdkit.log" "$d/member.log" "$d/calls")
 
 truncate -s 16M a.img b.img
 mkfifo gate

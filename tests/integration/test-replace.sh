@@ -33,63 +33,31 @@
 # Skips (77) without nbdkit or its delay filter, nbdcopy, mdadm or
 # perl's JSON::PP.
 # Run: meson test -C build replace
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-CHECK_MEMBERS=${CHECK_MEMBERS:-$SRCDIR/build/tests/lib/check-members}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-replace.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-[ -x "$CHECK_MEMBERS" ] || die "$CHECK_MEMBERS is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl JSON::PP is not installed"
-nbdkit --filter=delay null --version >/dev/null 2>&1 ||
-  skip "nbdkit's delay filter is not installed"
+#  or: tests/integration/test-replace.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO CHECK_MEMBERS
+requires nbdkit
+requires nbdcopy
+requires mdadm
+requires_perl_module JSON::PP
+requires_nbdkit_filter delay
 
 base=/dev/shm
 [ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/var/tmp}
 tmp=$(mktemp -d "$base/raidsim-replace.XXXXXX")
 at_exit rm -rf "$tmp"
 cd "$tmp"
-uri="nbd+unix:///?socket=$tmp/sock"
-new_uri="nbd+unix:///?socket=$tmp/new.sock"
-ctl=$tmp/ctl
+uri=$(uri "$tmp/sock")
+new_uri=$(uri "$tmp/new.sock")
+CTL=$tmp/ctl
+FAIL_LOGS=("$tmp/nbdkit.log")
 
-fail () { show_logs nbdkit.log; die "$*"; }
-events () { mdadm --examine "$1" | sed -n 's/^ *Events : //p'; }
-detail ()
-{
-  "$RAIDSIM" control --json "$ctl" detail >detail.json 2>detail.err ||
-    fail "detail: $(cat detail.err)"
-  perl -MJSON::PP -0777 -ne "my \$d = decode_json (\$_); print $1" detail.json
-}
-wait_until ()
-{
-  local t=$(( $1 * 10 )) what=$2 i
-  shift 2
-  for (( i = 0; i < t; i++ )); do
-    "$@" && return 0
-    sleep 0.1
-  done
-  fail "after ${t}00 ms: $what"
-}
 log_has () { grep -q -- "$1" nbdkit.log; }
 start ()
 {
-  serve "$tmp/sock" "$tmp/nbdkit.log" "$RAID_PLUGIN" "$@" control="$ctl" ||
+  serve "$tmp/sock" "$tmp/nbdkit.log" "$RAID_PLUGIN" "$@" control="$CTL" ||
     fail "the plugin did not start"
-  wait_until 5 "the array cannot be read" \
-    sh -c "echo 'r 0 4096' | '$NBD_IO' '$uri' >/dev/null 2>&1"
+  wait_readable "$uri" 5
 }
 
 MiB=1048576
@@ -114,19 +82,19 @@ awk -v size="$size" 'BEGIN { srand (11); for (i = 0; i < 300; i++)
   print "w", int (rand () * (size / 65536)) * 65536, 65536 }' >reqs
 "$NBD_IO" --depth 4 --stamp 3 "$uri" <reqs >io.out 2>&1 &
 io=$!
-"$RAIDSIM" control --json "$ctl" add "$new_uri" --replace b.img >add.json 2>add.err ||
+ctl --json add "$new_uri" --replace b.img >add.json 2>add.err ||
   fail "add --replace: $(cat add.err)"
 
 say "2. while the copy runs, b.img serves and new.img is its replacement"
-[ "$(detail '$d->{members}[1]{name}')" = b.img ] ||
-  fail "role 1 is $(detail '$d->{members}[1]{name}') during the replacement"
-[ "$(detail '$d->{members}[1]{state}')" = "active sync" ] ||
-  fail "b.img is $(detail '$d->{members}[1]{state}') during the replacement"
-[ "$(detail '$d->{members}[1]{want_replacement} ? 1 : 0')" = 1 ] ||
+[ "$(detail_field '$d->{members}[1]{name}')" = b.img ] ||
+  fail "role 1 is $(detail_field '$d->{members}[1]{name}') during the replacement"
+[ "$(detail_field '$d->{members}[1]{state}')" = "active sync" ] ||
+  fail "b.img is $(detail_field '$d->{members}[1]{state}') during the replacement"
+[ "$(detail_field '$d->{members}[1]{want_replacement} ? 1 : 0')" = 1 ] ||
   fail "b.img is not marked want_replacement"
-[ "$(detail '$d->{members}[1]{replacement}{state}')" = "spare rebuilding" ] ||
-  fail "the replacement is $(detail '$d->{members}[1]{replacement}{state}')"
-mdstat=$(detail '$d->{mdstat}')
+[ "$(detail_field '$d->{members}[1]{replacement}{state}')" = "spare rebuilding" ] ||
+  fail "the replacement is $(detail_field '$d->{members}[1]{replacement}{state}')"
+mdstat=$(detail_field '$d->{mdstat}')
 case "$mdstat" in
   *"[2/2] [UU]"*) ;;
   *) fail "mdstat during the replacement: $mdstat" ;;
@@ -139,13 +107,13 @@ wait $io || fail "the writes failed: $(cat io.out)"
 
 say "3. the replacement takes role 1"
 wait_until 60 "no replace: done in the log" log_has "replace: done"
-[ "$(detail '$d->{members}[1]{name}')" = "$new_uri" ] ||
-  fail "role 1 is $(detail '$d->{members}[1]{name}') after the replacement"
-[ "$(detail '$d->{members}[1]{state}')" = "active sync" ] ||
-  fail "the new member is $(detail '$d->{members}[1]{state}')"
+[ "$(detail_field '$d->{members}[1]{name}')" = "$new_uri" ] ||
+  fail "role 1 is $(detail_field '$d->{members}[1]{name}') after the replacement"
+[ "$(detail_field '$d->{members}[1]{state}')" = "active sync" ] ||
+  fail "the new member is $(detail_field '$d->{members}[1]{state}')"
 # b.img is faulty, out of any role, listed until removed (md).
-[ "$(detail 'join ",", map { "$_->{device}:$_->{state}" } @{$d->{replaced}}')" = "b.img:faulty" ] ||
-  fail "replaced after the replacement: $(detail 'encode_json ($d->{replaced})')"
+[ "$(detail_field 'join ",", map { "$_->{device}:$_->{state}" } @{$d->{replaced}}')" = "b.img:faulty" ] ||
+  fail "replaced after the replacement: $(detail_field 'encode_json ($d->{replaced})')"
 nbdcopy "$uri" data.img || fail "nbdcopy of the array failed"
 stop_pid "$SERVE_PID"
 "$CHECK_MEMBERS" level=1 data=data.img data-offset=$doff \
@@ -167,10 +135,10 @@ for m in a.img new.img; do
 done
 [ "$(mdadm --examine new.img | sed -n 's/^ *Device Role : //p')" = "Active device 1" ] ||
   fail "new.img: $(mdadm --examine new.img | grep 'Device Role')"
-[ "$(events b.img)" -lt "$(events a.img)" ] ||
-  fail "b.img's events $(events b.img) are not behind a.img's $(events a.img)"
-[ "$(events new.img)" = "$(events a.img)" ] ||
-  fail "new.img's events $(events new.img) are not a.img's $(events a.img)"
+[ "$(md_events b.img)" -lt "$(md_events a.img)" ] ||
+  fail "b.img's events $(md_events b.img) are not behind a.img's $(md_events a.img)"
+[ "$(md_events new.img)" = "$(md_events a.img)" ] ||
+  fail "new.img's events $(md_events new.img) are not a.img's $(md_events a.img)"
 
 say "4. the replaced member is stale at the next start"
 : >nbdkit.log
@@ -192,7 +160,7 @@ awk -v size="$size10" 'BEGIN { srand (12); for (i = 0; i < 2000; i++)
   awk -v size="$size10" '$2 + $3 <= size' >reqs10
 "$NBD_IO" --depth 8 --stamp 5 "$uri" <reqs10 >io10.out 2>&1 &
 io=$!
-"$RAIDSIM" control --json "$ctl" add "$tmp/n2.img" --replace 2 >add10.json 2>add10.err ||
+ctl --json add "$tmp/n2.img" --replace 2 >add10.json 2>add10.err ||
   fail "add --replace 2: $(cat add10.err)"
 wait $io || fail "the writes failed: $(cat io10.out)"
 wait_until 60 "no replace: done in the log" log_has "replace: done: .*n2.img takes role 2"

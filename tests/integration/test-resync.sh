@@ -28,81 +28,25 @@
 # mdadm is missing.
 #
 # Run: meson test -C build resync
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
-#        tests/integration/test-resync.sh [SCENARIO...]
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-resync.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-command -v perl >/dev/null 2>&1 || skip "perl is not installed"
-nbdkit file --version >/dev/null 2>&1 ||
-  skip "nbdkit's file plugin is not installed"
-nbdkit --filter=delay null --version >/dev/null 2>&1 ||
-  skip "nbdkit's delay filter is not installed"
+#  or: tests/integration/test-resync.sh [SCENARIO...]   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires nbdcopy
+requires mdadm
+requires perl
+requires_nbdkit_plugin file
+requires_nbdkit_filter delay
 export TZ=UTC
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-resync.XXXXXX")
 at_exit rm -rf "$tmp"
 
-uri () { echo "nbd+unix:///?socket=$1"; }
-
-fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
-
 # state DIR MEMBER: mdadm's State line of MEMBER ("clean", "active").
 state ()
 {
-  mdadm --examine "$2" >"$1/examine" 2>&1 || fail "$1" "mdadm --examine $2: $(cat "$1/examine")"
+  mdadm --examine "$2" >"$1/examine" 2>&1 || fail "mdadm --examine $2: $(cat "$1/examine")"
   sed -n 's/^ *State : //p' "$1/examine"
-}
-
-# data_offset MEMBER: bytes before the data, from mdadm.
-data_offset ()
-{
-  local s
-  s=$(mdadm --examine "$1" | sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
-  echo $(( s * 512 ))
-}
-
-# same_data D M1 M2: the data areas of two members are byte-identical.
-same_data ()
-{
-  local off
-  off=$(data_offset "$2")
-  cmp <(tail -c +$(( off + 1 )) "$2") <(tail -c +$(( off + 1 )) "$3") \
-    >"$1/cmp" 2>&1 || fail "$1" "copies $2 and $3 differ: $(cat "$1/cmp")"
-}
-
-# wait_log D TEXT SECONDS
-wait_log ()
-{
-  wait_line "$1/nbdkit.log" "$2" "$3" ||
-    fail "$1" "no \"$2\" in the log after $3 s"
-}
-
-# probe D: one read, retried while the server is coming up; the first
-# connection also starts the array (superblocks, resync).
-probe ()
-{
-  local i
-  for (( i = 0; i < 50; i++ )); do
-    echo "r 0 4096" | "$NBD_IO" "$(uri "$1/sock")" >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  fail "$1" "the array cannot be read"
 }
 
 # check_acked D IMAGE ACKED: every acknowledged write reads back.
@@ -124,7 +68,7 @@ check_acked ()
     print "$n acknowledged writes, $bad lost\n";
     exit ($bad ? 1 : 0);
   ' "$2" "$3" >"$1/acked.out" 2>&1 ||
-    fail "$1" "$(cat "$1/acked.out")"
+    fail "$(cat "$1/acked.out")"
 }
 
 crash_runs ()
@@ -133,19 +77,20 @@ crash_runs ()
   shift
   for run in 1 2 3 4 5 6 7 8 9 10; do
     d="$tmp/crash$level-$run"
+    FAIL_LOGS=("$d/nbdkit.log")
     mkdir -p "$d"
     cd "$d"
     truncate -s 32M "$@"
     "$RAIDSIM" create --level="$level" $( [ "$level" = 1 ] || echo --chunk=64K ) --assume-clean "$@" \
-      >create.out 2>&1 || fail "$d" "raidsim create: $(cat create.out)"
+      >create.out 2>&1 || fail "raidsim create: $(cat create.out)"
     size=$(sed -n 's/^  array size: \([0-9]*\) bytes.*/\1/p' create.out)
     nblocks=$(( size / 4096 ))
     # Every 4K block once, in an order of this run's.
     shuf -i 0-$(( nblocks - 1 )) --random-source=<(yes "$run$level") |
       awk '{ print "w", $1 * 4096, 4096 }' >reqs
     serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
-      fail "$d" "the plugin did not start"
-    probe "$d"
+      fail "the plugin did not start"
+    wait_readable "$(uri "$d/sock")" 5
     # nbd-io kills the server itself once run/16 of the writes are
     # acknowledged, with 31 more in flight: a point in the load set by
     # progress, not by a sleep that a loaded machine can spend before
@@ -155,7 +100,7 @@ crash_runs ()
     if "$NBD_IO" --depth 32 --stamp "$run" --acked acked \
          --kill-after "$target:$SERVE_PID" "$(uri "$d/sock")" \
          <reqs >nbd-io.out 2>&1; then
-      fail "$d" "every write succeeded: the server was not killed mid-load"
+      fail "every write succeeded: the server was not killed mid-load"
     fi
     wait "$SERVE_PID" 2>/dev/null || true
     touch acked
@@ -164,23 +109,23 @@ crash_runs ()
     if [ $inflight = yes ] && [ -s acked ]; then mid=$(( mid + 1 )); fi
     local was; was=$(state "$d" "$1")
     [ $inflight = no ] || [ ! -s acked ] || [ "$(state "$d" "$1")" = active ] ||
-      fail "$d" "after a kill -9 during writes mdadm says $(state "$d" "$1"), not active"
+      fail "after a kill -9 during writes mdadm says $(state "$d" "$1"), not active"
     : >nbdkit.log
     serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" ||
-      fail "$d" "the plugin did not restart"
+      fail "the plugin did not restart"
     # The resync starts with the first connection (nbdkit says only then
     # whether it serves read-only).
-    probe "$d"
-    [ "$was" = clean ] || wait_log "$d" "resync: done" 30
-    nbdcopy "$(uri "$d/sock")" out.img || fail "$d" "reading back failed"
+    wait_readable "$(uri "$d/sock")" 5
+    [ "$was" = clean ] || wait_log "$d/nbdkit.log" "resync: done" 30
+    nbdcopy "$(uri "$d/sock")" out.img || fail "reading back failed"
     stop_pid "$SERVE_PID"
     check_acked "$d" out.img acked
     case $level in
-      1) same_data "$d" "$1" "$2" ;;
-      10) same_data "$d" "$1" "$2"; same_data "$d" "$3" "$4" ;;
+      1) md_same_data "$1" "$2" ;;
+      10) md_same_data "$1" "$2"; md_same_data "$3" "$4" ;;
     esac
     [ "$(state "$d" "$1")" = clean ] ||
-      fail "$d" "after the resync and a clean stop mdadm says $(state "$d" "$1")"
+      fail "after the resync and a clean stop mdadm says $(state "$d" "$1")"
     say "  run $run: killed after $target of $nblocks writes, $(wc -l <acked) acknowledged by then, copies identical"
     cd "$tmp"
     rm -rf "$d"
@@ -200,39 +145,40 @@ scenario_dirty ()
 {
   say "dirty: dirty while a write is in flight, clean after idle"
   local d="$tmp/dirty" io
+  FAIL_LOGS=("$d/nbdkit.log")
   mkdir -p "$d"
   cd "$d"
   truncate -s 16M a.img b.img
   "$RAIDSIM" create --level=1 --assume-clean a.img b.img >create.out 2>&1 ||
-    fail "$d" "raidsim create: $(cat create.out)"
+    fail "raidsim create: $(cat create.out)"
   nbdkit --foreground --exit-with-parent -U "$d/b.sock" -P "$d/b.pid" \
     --filter=delay file b.img wdelay=1 >>b.log 2>&1 &
   local bpid=$!
   at_exit stop_pid $bpid
   wait_for_file "$d/b.pid" $bpid 30 || die "nbdkit file did not start"
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" a.img "$(uri "$d/b.sock")" ||
-    fail "$d" "the plugin did not start"
+    fail "the plugin did not start"
   # The first connection writes the superblocks (1 s on b).
-  echo "r 0 4096" | "$NBD_IO" "$(uri "$d/sock")" || fail "$d" "read failed"
+  echo "r 0 4096" | "$NBD_IO" "$(uri "$d/sock")" || fail "read failed"
   [ "$(state "$d" a.img)" = clean ] ||
-    fail "$d" "before any write mdadm says $(state "$d" a.img)"
+    fail "before any write mdadm says $(state "$d" a.img)"
   echo "w 65536 65536" | "$NBD_IO" "$(uri "$d/sock")" >io.out 2>&1 &
   io=$!
   sleep 0.5
   [ "$(state "$d" a.img)" = active ] ||
-    fail "$d" "while a write is in flight mdadm says $(state "$d" a.img), not active"
-  wait $io || fail "$d" "the write failed: $(cat io.out)"
+    fail "while a write is in flight mdadm says $(state "$d" a.img), not active"
+  wait $io || fail "the write failed: $(cat io.out)"
   sleep 0.2
   [ "$(state "$d" a.img)" = active ] || say "  (already clean 0.2 s after the write)"
   sleep 1.5
   [ "$(state "$d" a.img)" = clean ] ||
-    fail "$d" "after the write and an idle time mdadm says $(state "$d" a.img)"
+    fail "after the write and an idle time mdadm says $(state "$d" a.img)"
   [ "$(state "$d" b.img)" = clean ] ||
-    fail "$d" "after the write and an idle time mdadm says $(state "$d" b.img) of b.img"
-  echo "w 0 4096" | "$NBD_IO" "$(uri "$d/sock")" || fail "$d" "write failed"
+    fail "after the write and an idle time mdadm says $(state "$d" b.img) of b.img"
+  echo "w 0 4096" | "$NBD_IO" "$(uri "$d/sock")" || fail "write failed"
   stop_pid "$SERVE_PID"
   [ "$(state "$d" a.img)" = clean ] ||
-    fail "$d" "after a clean stop mdadm says $(state "$d" a.img)"
+    fail "after a clean stop mdadm says $(state "$d" a.img)"
   say "  active while writing, clean when idle and after a stop"
   cd "$tmp"
 }

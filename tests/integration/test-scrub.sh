@@ -31,55 +31,15 @@
 # Skips (77) if nbdkit, mdadm or perl's JSON::PP is missing.
 #
 # Run: meson test -C build scrub
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-scrub.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v mdadm >/dev/null 2>&1 || skip "mdadm is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is missing"
+#  or: tests/integration/test-scrub.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires mdadm
+requires_perl_module JSON::PP
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-scrub.XXXXXX")
 at_exit rm -rf "$tmp"
-
-fail () { show_logs "$d/nbdkit.log"; die "$*"; }
-
-jget ()
-{
-  perl -MJSON::PP -0777 -e '
-    open my $f, "<", $ARGV[0] or die "$ARGV[0]: $!";
-    my $v = decode_json (<$f>);
-    for my $k (split /\./, $ARGV[1]) {
-      $v = ref $v eq "ARRAY" ? $v->[$k] : $v->{$k};
-    }
-    print defined $v ? $v : "null";
-  ' "$1" "$2"
-}
-
-data_offset ()
-{
-  local s
-  s=$(mdadm --examine "$1" | sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
-  echo $(( s * 512 ))
-}
-
-same_data ()
-{
-  local off
-  off=$(data_offset "$1")
-  cmp <(tail -c +$(( off + 1 )) "$1") <(tail -c +$(( off + 1 )) "$2") \
-    >cmp.out 2>&1 || fail "copies $1 and $2 differ: $(cat cmp.out)"
-}
 
 byte_at () { od -An -tu1 -j "$2" -N1 "$1" | tr -d ' '; }
 
@@ -87,10 +47,9 @@ byte_at () { od -An -tu1 -j "$2" -N1 "$1" | tr -d ' '; }
 scrub ()
 {
   local i
-  "$RAIDSIM" control "$d/ctl" "$1" >"$1.out" 2>&1 || fail "$1: $(cat "$1.out")"
+  ctl "$1" >"$1.out" 2>&1 || fail "$1: $(cat "$1.out")"
   for (( i = 0; i < 600; i++ )); do
-    "$RAIDSIM" control --json "$d/ctl" detail >detail.json 2>&1 ||
-      fail "detail: $(cat detail.json)"
+    ctl --json detail >detail.json 2>&1 || fail "detail: $(cat detail.json)"
     if [ "$(jget detail.json sync.action)" = idle ]; then
       [ "$(jget detail.json sync.last_check)" = "$1" ] &&
         [ "$(jget detail.json sync.last_check_complete)" = 1 ] ||
@@ -109,19 +68,21 @@ run_case ()
   local name=$1 level=$2 chunk=$3 size=$4 flip=$5 at=$6 expect=$7 pairs=$8
   shift 8
   d=$tmp/$name
+  FAIL_LOGS=("$d/nbdkit.log")
+  CTL=$d/ctl
   mkdir -p "$d"
   cd "$d"
   truncate -s "$size" "$@"
   "$RAIDSIM" create --level="$level" $( [ "$chunk" = - ] || echo --chunk="$chunk" ) \
     --assume-clean "$@" >create.out 2>&1 || fail "raidsim create: $(cat create.out)"
   local off pos
-  off=$(data_offset "$flip")
+  off=$(md_data_offset "$flip")
   pos=$(( off + at ))
   [ "$(byte_at "$flip" $pos)" = 0 ] || fail "the byte to flip is not 0"
   printf '\x5a' | dd of="$flip" bs=1 seek=$pos conv=notrunc status=none
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" "$@" control="$d/ctl" \
     stats="$d/stats.json" || fail "the plugin did not start"
-  "$NBD_IO" "nbd+unix:///?socket=$d/sock" <<<"r 0 4096" >/dev/null ||
+  "$NBD_IO" "$(uri "$d/sock")" <<<"r 0 4096" >/dev/null ||
     fail "the array cannot be read"
 
   local n
@@ -135,7 +96,7 @@ run_case ()
     fail "repair left $(byte_at "$flip" $pos) in $flip, not the first copy's 0"
   local p
   for p in $pairs; do
-    same_data "${p%,*}" "${p#*,}"
+    md_same_data "${p%,*}" "${p#*,}"
   done
   n=$(scrub check)
   [ "$n" = 0 ] || fail "check after repair: mismatch_cnt $n, expected 0"

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # raidsim validate: every published row runs and gets a prediction, the
 # mean over seeds and its interval, the three sets (fitted, informed,
 # untouched) as the mapping gives them, the thresholds judged on the
@@ -14,16 +14,14 @@
 # REQUIRE the figures do not support fails here.
 #
 # Run: meson test -C build --suite integration sim-validate
-set -e
-: "${RAIDSIM:?set RAIDSIM to the raidsim binary}"
-: "${SRCDIR:?set SRCDIR to the source tree}"
+#  or: tests/integration/test-sim-validate.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAIDSIM
 REQUIRE=all
 map="$SRCDIR/configs/validation/published-map.csv"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+at_exit rm -rf "$tmp"
 cd "$tmp"     # the command must not need the source tree
-
-fail () { echo "FAIL: $*" >&2; exit 1; }
 
 # The full run, 5 seeds (the default), once as CSV with the exit status
 # of --require all, once as a table.

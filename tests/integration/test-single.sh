@@ -37,37 +37,18 @@
 # (mdadm's own view of one-member superblocks is test-mdadm.sh's.)
 #
 # Run: meson test -C build single
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
-#        tests/integration/test-single.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-SRCDIR=$(cd "$SRCDIR" && pwd)
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-single.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is not installed"
+#  or: tests/integration/test-single.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires nbdcopy
+requires nbdinfo
+requires_perl_module JSON::PP
 
 tmp=$(mktemp -d)
 at_exit rm -rf "$tmp"
 cd "$tmp"
-failures=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
-ok () { echo "ok: $*"; }
-
-uri () { echo "nbd+unix:///?socket=$tmp/sock"; }
+keep_going
 
 # start ARGS...: serve the plugin with ARGS on $tmp/sock (log: nbdkit.log).
 start ()
@@ -86,15 +67,15 @@ stop () { stop_pid "$SERVE_PID"; }
 roundtrip ()
 {
   local what=$1 size=$2 member=$3 offset=$4 got
-  got=$(nbdinfo --size "$(uri)")
+  got=$(nbdinfo --size "$(uri "$tmp/sock")")
   if [ "$got" != "$size" ]; then
     fail "$what: the array has $got bytes, want $size"
     return
   fi
   head -c "$size" /dev/urandom > "data.$what"
-  nbdcopy "data.$what" "$(uri)" || { fail "$what: copying in"; return; }
+  nbdcopy "data.$what" "$(uri "$tmp/sock")" || { fail "$what: copying in"; return; }
   rm -f out
-  nbdcopy "$(uri)" out || { fail "$what: reading back"; return; }
+  nbdcopy "$(uri "$tmp/sock")" out || { fail "$what: reading back"; return; }
   if cmp -s "data.$what" out; then
     ok "$what: $size bytes in and out"
   else
@@ -193,7 +174,7 @@ if create_force 1 c1.img && start c1.img; then
   # After a clean stop and a restart, the same data.
   if start c1.img; then
     rm -f out
-    if nbdcopy "$(uri)" out && cmp -s out data.md-raid1; then
+    if nbdcopy "$(uri "$tmp/sock")" out && cmp -s out data.md-raid1; then
       ok "md-raid1: the data reads back after a restart"
     else
       fail "md-raid1: the data does not read back after a restart"
@@ -203,7 +184,7 @@ if create_force 1 c1.img && start c1.img; then
     # leaves the superblock active; the next start has nothing to
     # resync, and a clean stop after it leaves the array clean.
     for (( i = 0; i < 64; i++ )); do echo "w $(( i * 65536 )) 65536"; done |
-      "$NBD_IO" --depth 8 --kill-after "8:$SERVE_PID" "$(uri)" \
+      "$NBD_IO" --depth 8 --kill-after "8:$SERVE_PID" "$(uri "$tmp/sock")" \
       > /dev/null 2>&1 || true
     wait "$SERVE_PID" 2>/dev/null || true
     st=$(state c1.img)
@@ -212,7 +193,7 @@ if create_force 1 c1.img && start c1.img; then
     # (The array starts at the first connection, when nbdkit -r is
     # known: nbdinfo connects.)
     if start c1.img; then
-      nbdinfo --size "$(uri)" > /dev/null || fail "md-raid1: nbdinfo after the crash"
+      nbdinfo --size "$(uri "$tmp/sock")" > /dev/null || fail "md-raid1: nbdinfo after the crash"
       stop
       st=$(state c1.img)
       if [ "$st" = clean ] &&
@@ -259,7 +240,7 @@ fi
 for i in $(seq 0 39); do echo "r $(( i * 4096 * 7 )) 4096"; done > reads
 if start model="$tmp/single.ini" stats="$tmp/stats.json" s1.img; then
   t0=$(date +%s%N)
-  "$NBD_IO" --depth 1 "$(uri)" < reads || fail "model: nbd-io failed"
+  "$NBD_IO" --depth 1 "$(uri "$tmp/sock")" < reads || fail "model: nbd-io failed"
   t1=$(date +%s%N)
   stop
   ms=$(( (t1 - t0) / 1000000 ))
@@ -297,7 +278,7 @@ fi
 # The shipped single-drive files: one 1 TB disk over a 16M member (the
 # model folds the requests past the member's end back into it).
 if start model="$SRCDIR/configs/arrays/single-hdd-7200.ini" s2.img; then
-  if echo "r 0 4096" | "$NBD_IO" "$(uri)"; then
+  if echo "r 0 4096" | "$NBD_IO" "$(uri "$tmp/sock")"; then
     ok "model: configs/arrays/single-hdd-7200.ini served over one member"
   else
     fail "model: a read of configs/arrays/single-hdd-7200.ini failed"
@@ -305,8 +286,4 @@ if start model="$SRCDIR/configs/arrays/single-hdd-7200.ini" s2.img; then
   stop
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "test-single.sh: $failures failure(s)"
-  exit 1
-fi
-echo "test-single.sh: PASS"
+end_checks PASS

@@ -25,31 +25,16 @@
 # Skips (77) if nbdkit or perl's JSON::PP is missing.
 #
 # Run: meson test -C build stats
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim NBD_IO=build/tests/lib/nbd-io \
-#        tests/integration/test-stats.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is missing"
+#  or: tests/integration/test-stats.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires_perl_module JSON::PP
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-stats.XXXXXX")
 at_exit rm -rf "$tmp"
 
-failures=0
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 KiB=1024
 MiB=$(( 1024 * 1024 ))
@@ -91,7 +76,7 @@ random_any ()
 
 # expected_by_hand LEVEL CHUNK NMEMBERS COPIES POLICY < REQUESTS: the op
 # and byte counts the requests must cause, as "KEY VALUE" lines keyed
-# like flatten's output.  Equal members only.  The rules:
+# like json_flat's output.  Equal members only.  The rules:
 #   - RAID 0 and RAID 10 cut a request at chunk boundaries; RAID 1 does
 #     not cut it at all.  Each piece is a piece on every copy used.
 #   - RAID 0: array chunk c is on member c mod NMEMBERS, at member chunk
@@ -226,25 +211,7 @@ expected_by_map ()
 
 # ---- reading the statistics ---------------------------------------------
 
-# flatten JSON: one "KEY VALUE" line per leaf, KEY a dotted path such as
-# members.2.ops.read; booleans print as true and false.
-flatten ()
-{
-  perl -MJSON::PP -e '
-    local $/;
-    my $j = decode_json (<STDIN>);
-    sub walk {
-      my ($p, $v) = @_;
-      my $k = $p eq "" ? "" : "$p.";
-      if (ref $v eq "HASH") { walk ("$k$_", $v->{$_}) for sort keys %$v }
-      elsif (ref $v eq "ARRAY") { walk ("$k$_", $v->[$_]) for 0 .. $#$v }
-      elsif (JSON::PP::is_bool ($v)) { print "$p ", ($v ? "true" : "false"), "\n" }
-      else { print "$p $v\n" }
-    }
-    walk ("", $j);' <"$1"
-}
-
-# summary_flat LOG: the summary lines of the log, as flatten's keys.
+# summary_flat LOG: the summary lines of the log, as json_flat's keys.
 summary_flat ()
 {
   perl -ne '
@@ -350,7 +317,7 @@ make_members ()
   done
 }
 
-# snapshot OUT: SIGUSR1, wait for the file to be rewritten, flatten it.
+# snapshot OUT: SIGUSR1, wait for the file to be rewritten, json_flat it.
 snapshot ()
 {
   rm -f "$JSON"
@@ -360,7 +327,7 @@ snapshot ()
     cat "$DIR/nbdkit.log"
     exit 1
   fi
-  flatten "$JSON" >"$1"
+  json_flat "$JSON" >"$1"
 }
 
 # run_client DEPTH REQUESTS-FILE: send the requests in the background;
@@ -397,7 +364,7 @@ finish ()
   fi
   stop_pid "$PID"
   [ -s "$JSON" ] || die "$what: nbdkit wrote no $JSON at exit"
-  flatten "$JSON" >"$DIR/final.flat"
+  json_flat "$JSON" >"$DIR/final.flat"
   compare "$what: JSON at exit" "$DIR/final.flat" "$expected"
   check_latency "$what" "$DIR/final.flat" "$n"
   summary_flat "$DIR/nbdkit.log" >"$DIR/summary.flat"
@@ -805,7 +772,7 @@ if ! wait "$CLIENT"; then
   fail "failed member: the client saw errors"; cat "$DIR/client.log"
 fi
 stop_pid "$PID"
-flatten "$JSON" >"$DIR/final.flat"
+json_flat "$JSON" >"$DIR/final.flat"
 compare "failed member: JSON" "$DIR/final.flat" "$DIR/final.want"
 e=$(value "$DIR/final.flat" members.1.errors)
 if [ "$e" -ge 1 ]; then
@@ -821,8 +788,4 @@ else
   grep stats "$DIR/nbdkit.log" || true
 fi
 
-if [ "$failures" -ne 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "all passed"
+end_checks

@@ -28,20 +28,11 @@
 # Takes about 6 s.
 #
 # Run: meson test -C build takeover-threads
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-takeover-threads.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
+#  or: tests/integration/test-takeover-threads.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM
+requires nbdkit
+requires nbdcopy
 
 tmp=$(mktemp -d)
 at_exit rm -rf "$tmp"
@@ -53,9 +44,10 @@ one ()
   local io=$1 d=$tmp/$1 uri
   mkdir "$d"
   cd "$d"
-  fail () { show_logs "$d/nbdkit.log"; die "io=$io: $*"; }
-  ctl () { "$RAIDSIM" control "$d/ctl" "$@" >ctl.out 2>&1 || fail "control $*: $(cat ctl.out)"; }
-  uri="nbd+unix:///?socket=$d/sock"
+  say "io=$io: fail 1, remove b.img, add c.img"
+  FAIL_LOGS=("$d/nbdkit.log")
+  CTL=$d/ctl
+  uri=$(uri "$d/sock")
   truncate -s 16M a.img b.img c.img
   "$RAIDSIM" create --level=1 --assume-clean a.img b.img >create.out 2>&1 ||
     fail "raidsim create: $(cat create.out)"
@@ -63,13 +55,13 @@ one ()
     "$RAID_PLUGIN" io="$io" control="$d/ctl" a.img b.img ||
     fail "the plugin did not start"
   nbdcopy "$tmp/data" "$uri" || fail "writing the data failed"
-  ctl fail 1
-  ctl remove b.img
-  ctl add c.img
+  ctl_ok fail 1
+  ctl_ok remove b.img
+  ctl_ok add c.img
   wait_line nbdkit.log "recovery: done: member .*c.img.* rebuilt" 30 ||
     fail "no rebuild of c.img after 30 s"
   kill -0 "$SERVE_PID" 2>/dev/null || fail "nbdkit died in the takeover"
-  ctl fail 0
+  ctl_ok fail 0
   nbdcopy "$uri" out.img || fail "reading the array from c.img failed"
   cmp -n 8388608 "$tmp/data" out.img ||
     fail "c.img does not hold the data written before the takeover"

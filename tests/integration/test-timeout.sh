@@ -37,33 +37,19 @@
 # Skips (77) if nbdkit's file plugin or perl is missing.
 #
 # Run: meson test -C build timeout
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-timeout.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v perl >/dev/null 2>&1 || skip "perl is not installed"
-nbdkit file --version >/dev/null 2>&1 || skip "nbdkit's file plugin is missing"
+#  or: tests/integration/test-timeout.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN NBD_IO
+requires nbdkit
+requires perl
+requires_nbdkit_plugin file
 
 tmp=$(mktemp -d /var/tmp/raidsim-timeout.XXXXXX)
 at_exit rm -rf "$tmp"
-failures=0
-ok ()   { say "ok: $*"; }
-fail () { say "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 TIMEOUT=2s
 MiB=$(( 1024 * 1024 ))
-
-uri () { echo "nbd+unix:///?socket=$1"; }
 
 # setup NAME LEVEL PLUGIN-ARGS...: two 16M member files, each served by
 # nbdkit file, and the array over them with timeout=$TIMEOUT; sets D,
@@ -274,8 +260,4 @@ else
   fail "H: nbdkit exited $RC after $SECS s, want non-zero with one line naming the member and the timeout: $(cat "$D/err")"
 fi
 
-if [ "$failures" -ne 0 ]; then
-  say "$failures failures"
-  exit 1
-fi
-say "all passed"
+end_checks

@@ -47,30 +47,18 @@
 # Takes about 9 s.
 #
 # Run: meson test -C build timing-degraded
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-timing-degraded.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$RAIDSIM" ] || die "$RAIDSIM is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is not installed"
+#  or: tests/integration/test-timing-degraded.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN RAIDSIM NBD_IO
+requires nbdkit
+requires_fio_nbd
+requires_perl_module JSON::PP
 
 d=$(mktemp -d)
 at_exit rm -rf "$d"
 cd "$d"
-
-fail () { show_logs "$d/nbdkit.log"; die "$*"; }
+FAIL_LOGS=("$d/nbdkit.log")
+CTL=$d/ctl
 
 cat > fixed-10ms.ini <<'EOF'
 ; Written by tests/integration/test-timing-degraded.sh.
@@ -131,8 +119,7 @@ healthy=$(iops healthy)
 say "healthy: $healthy IOPS (want 200)"
 within "$healthy" 200 || fail "healthy: $healthy IOPS, not about 200"
 
-"$RAIDSIM" control "$d/ctl" fail 1 >ctl.out 2>&1 ||
-  fail "control fail 1: $(cat ctl.out)"
+ctl_ok fail 1
 degraded=$(iops degraded)
 predicted=$("$RAIDSIM" run array.ini --workload job.fio --set failed=1 \
               --format json 2>sim.err |
@@ -157,9 +144,8 @@ perl -MJSON::PP -e '
 say "the models followed member 1's failure"
 
 # The rebuild.
-ctl () { "$RAIDSIM" control "$d/ctl" "$@" >ctl.out 2>&1 || fail "control $*: $(cat ctl.out)"; }
-ctl remove b.img
-ctl add c.img
+ctl_ok remove b.img
+ctl_ok add c.img
 wait_line nbdkit.log "recovery: done: member .*c.img.* rebuilt" 60 ||
   fail "no rebuild of c.img in the log after 60 s"
 # "... rebuilt, BYTES bytes in SECS s ...": BYTES is the data area (64 MiB
@@ -180,7 +166,7 @@ within "$rebuilt" 200 || fail "rebuilt: $rebuilt IOPS, not about 200"
 
 # A check (md's sync_action=check): each region read from both copies,
 # one read on each drive at once.
-ctl check
+ctl_ok check
 wait_line nbdkit.log "check: done:" 60 || fail "no check done in the log after 60 s"
 at_least check "$(sed -n 's/.*check: done: [0-9]* bytes in \([0-9.]*\) s.*/\1/p' nbdkit.log)"
 
@@ -244,9 +230,9 @@ read1 ()
     fail "a read failed: $(cat nbd-io.out)"
 }
 read1                           # the array starts with the first client
-ctl fail 1
-ctl remove c.img
-ctl add d.img
+ctl_ok fail 1
+ctl_ok remove c.img
+ctl_ok add d.img
 wait_line nbdkit.log "d.img takes over role 1" 30 ||
   fail "d.img did not take role 1 in 30 s"
 read1

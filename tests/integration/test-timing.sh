@@ -27,29 +27,16 @@
 # Takes about 3 s.
 #
 # Run: meson test -C build timing
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        RAIDSIM=build/raidsim/raidsim tests/integration/test-timing.sh
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-RAIDSIM=${RAIDSIM:-$SRCDIR/build/raidsim/raidsim}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-export RAID_PLUGIN RAIDSIM
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v fio >/dev/null 2>&1 || skip "fio is not installed"
-fio --enghelp=nbd >/dev/null 2>&1 || skip "this fio has no nbd ioengine"
-perl -MJSON::PP -e 1 2>/dev/null || skip "perl's JSON::PP is not installed"
+#  or: tests/integration/test-timing.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN
+requires nbdkit
+requires_fio_nbd
+requires_perl_module JSON::PP
 
 tmp=$(mktemp -d)
 at_exit rm -rf "$tmp"
-failures=0
-fail () { echo "FAIL: $*"; failures=$(( failures + 1 )); }
+keep_going
 
 cat > "$tmp/fixed-2ms.ini" <<'EOF'
 ; Written by tests/integration/test-timing.sh.
@@ -204,8 +191,4 @@ else
   echo "section 3 skipped: NBD_IO (build/tests/lib/nbd-io) is not given"
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "test-timing.sh: $failures failure(s)"
-  exit 1
-fi
-echo "test-timing.sh: PASS"
+end_checks PASS

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # docs/validation.md's table is what `raidsim validate --require none`
 # prints now, byte for byte, and its winsat predictions ("Beyond the
 # table") what `raidsim run --workload winsat-disk` gives for seeds 1 to
@@ -9,7 +9,7 @@
 # (scripts/validation-table.sh), so the page cannot fall behind.
 #
 # Run: meson test -C build --suite integration validation-doc
-set -e
-: "${RAIDSIM:?set RAIDSIM to the raidsim binary}"
-: "${SRCDIR:?set SRCDIR to the source tree}"
-RAIDSIM=$RAIDSIM "$SRCDIR/scripts/validation-table.sh" --check
+#  or: tests/integration/test-validation-doc.sh   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAIDSIM
+"$SRCDIR/scripts/validation-table.sh" --check

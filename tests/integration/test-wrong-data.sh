@@ -51,34 +51,19 @@
 # or nbdinfo is missing.  Needs no root.
 #
 # Run: meson test -C build wrong-data
-#  or: RAID_PLUGIN=build/plugins/raid/nbdkit-raid-plugin.so \
-#        NBD_IO=build/tests/lib/nbd-io tests/integration/test-wrong-data.sh [SCENARIO...]
-set -euo pipefail
-
-here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$here/../..}
-RAID_PLUGIN=${RAID_PLUGIN:-$SRCDIR/build/plugins/raid/nbdkit-raid-plugin.so}
-NBD_IO=${NBD_IO:-$SRCDIR/build/tests/lib/nbd-io}
-# shellcheck source-path=SCRIPTDIR/.. source=scripts/lib.sh
-. "$SRCDIR/scripts/lib.sh"
-RAIDSIM_PROG=test-wrong-data.sh
-
-[ -f "$RAID_PLUGIN" ] || die "$RAID_PLUGIN is not built"
-[ -x "$NBD_IO" ] || die "$NBD_IO is not built"
-command -v nbdkit >/dev/null 2>&1 || skip "nbdkit is not installed"
-command -v nbdcopy >/dev/null 2>&1 || skip "nbdcopy is not installed"
-command -v nbdinfo >/dev/null 2>&1 || skip "nbdinfo is not installed"
-nbdkit file --version >/dev/null 2>&1 ||
-  skip "nbdkit's file plugin is not installed"
-nbdkit --filter=error null --version >/dev/null 2>&1 ||
-  skip "nbdkit's error filter is not installed"
+#  or: tests/integration/test-wrong-data.sh [SCENARIO...]   (build in build/, else BUILD_ROOT=DIR)
+. "$(dirname "$0")/common.sh"
+must_be_built RAID_PLUGIN NBD_IO
+requires nbdkit
+requires nbdcopy
+requires nbdinfo
+requires_nbdkit_plugin file
+requires_nbdkit_filter error
 
 tmp=$(mktemp -d "${TMPDIR:-/var/tmp}/raidsim-wrong.XXXXXX")
 at_exit rm -rf "$tmp"
 
 MiB=$(( 1024 * 1024 ))
-
-uri () { echo "nbd+unix:///?socket=$1"; }
 
 # member DIR I NBDKIT-ARGS...: serve member I with nbdkit (plugin and
 # filter arguments as given) on DIR/mI.sock; sets MEMBER_URI and
@@ -132,11 +117,12 @@ logged ()
   grep -q -- "$2" "$1/nbdkit.log"
 }
 
-fail () { show_logs "$1/nbdkit.log"; shift; die "$*"; }
-
+# scenario NAME WHAT: a fresh directory for it, whose nbdkit.log a
+# failure shows.
 scenario ()
 {
   SCENARIO_DIR="$tmp/$1"
+  FAIL_LOGS=("$SCENARIO_DIR/nbdkit.log")
   mkdir -p "$SCENARIO_DIR"
   say "$1: $2"
 }
@@ -156,24 +142,24 @@ scenario_dead ()
   done
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=1 \
     "$(uri "$d/m0.sock")" "$(uri "$d/m1.sock")"
-  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "$d" "dead: copying in failed"
+  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "dead: copying in failed"
   for i in "${pids[@]}"; do
     kill -KILL "$i"
     { wait "$i"; } 2>/dev/null || true
   done
   if io "$d" "w 0 4096"; then
-    fail "$d" "dead: a write with both member servers dead succeeded"
+    fail "dead: a write with both member servers dead succeeded"
   fi
   if nbdinfo --map "$(uri "$d/sock")" >"$d/map" 2>"$d/map.err"; then
     cat "$d/map" >&2
-    fail "$d" "dead: nbdinfo --map succeeded with no member alive"
+    fail "dead: nbdinfo --map succeeded with no member alive"
   fi
   if grep -q zero "$d/map"; then
     cat "$d/map" >&2
-    fail "$d" "dead: block status called data that no copy holds zeros"
+    fail "dead: block status called data that no copy holds zeros"
   fi
   if copy_out "$d" "$d/out"; then
-    fail "$d" "dead: nbdcopy read the whole array with no member alive"
+    fail "dead: nbdcopy read the whole array with no member alive"
   fi
   say "dead: ok: $(grep -m 1 -i 'error' "$d/map.err" || echo 'map failed')"
 }
@@ -190,21 +176,21 @@ scenario_extents ()
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=1 \
     "$MEMBER_URI" "$d/m1.img"
   nbdcopy "$d/data" "$(uri "$d/sock")" ||
-    fail "$d" "extents: copying in failed"
+    fail "extents: copying in failed"
   touch "$d/fail0"
-  io "$d" "w 0 4096" || fail "$d" "extents: a write with one copy failing failed"
+  io "$d" "w 0 4096" || fail "extents: a write with one copy failing failed"
   rm "$d/fail0"
   logged "$d" "member 0 .* failed on pwrite" ||
-    fail "$d" "extents: member 0 was not failed"
-  io "$d" "t $MiB $MiB" || fail "$d" "extents: trim failed"
+    fail "extents: member 0 was not failed"
+  io "$d" "t $MiB $MiB" || fail "extents: trim failed"
   nbdinfo --map "$(uri "$d/sock")" >"$d/map" ||
-    fail "$d" "extents: nbdinfo --map failed"
+    fail "extents: nbdinfo --map failed"
   awk '{ print $1, $2, $3 }' "$d/map" > "$d/map.short"
   printf '%s\n' "0 $MiB 0" "$MiB $MiB 3" "$(( 2 * MiB )) $(( 2 * MiB )) 0" \
     > "$d/map.want"
   if ! cmp -s "$d/map.short" "$d/map.want"; then
     cat "$d/map" >&2
-    fail "$d" "extents: the map is not data, hole,zero at [1M,2M), data"
+    fail "extents: the map is not data, hole,zero at [1M,2M), data"
   fi
   say "extents: ok"
 }
@@ -234,21 +220,21 @@ scenario_shrink1 ()
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=1 read-policy=first \
     "$d/b.img" "$d/a.img"
   nbdcopy "$d/data" "$(uri "$d/sock")" ||
-    fail "$d" "shrink1: copying in failed"
+    fail "shrink1: copying in failed"
   truncate -s 0 "$d/b.img"
   io "$d" "r $(( 15 * MiB )) $MiB" ||
-    fail "$d" "shrink1: a read with one copy left failed"
+    fail "shrink1: a read with one copy left failed"
   size=$(stat -c %s "$d/b.img")
   [ "$size" = 0 ] ||
-    fail "$d" "shrink1: the truncated member grew back to $size bytes"
+    fail "shrink1: the truncated member grew back to $size bytes"
   logged "$d" "member 0 (.*b.img) failed on pread: .*shorter than" ||
-    fail "$d" "shrink1: the log does not say member 0 became shorter"
-  copy_out "$d" "$d/out" || fail "$d" "shrink1: reading back failed"
+    fail "shrink1: the log does not say member 0 became shorter"
+  copy_out "$d" "$d/out" || fail "shrink1: reading back failed"
   cmp "$d/data" "$d/out" ||
-    fail "$d" "shrink1: the array reads back different data"
+    fail "shrink1: the array reads back different data"
   size=$(stat -c %s "$d/b.img")
   [ "$size" = 0 ] ||
-    fail "$d" "shrink1: the truncated member grew back to $size bytes"
+    fail "shrink1: the truncated member grew back to $size bytes"
   say "shrink1: ok: $(grep -m 1 'shorter' "$d/nbdkit.log")"
 }
 
@@ -277,16 +263,16 @@ scenario_shrink10 ()
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=10 chunk=64K \
     read-policy=first io=uring "${members[@]}"
   nbdcopy "$d/data" "$(uri "$d/sock")" ||
-    fail "$d" "shrink10: copying in failed"
+    fail "shrink10: copying in failed"
   truncate -s 0 "$d/m0.img"
-  io "$d" "r 0 131072" || fail "$d" "shrink10: a read with copies left failed"
+  io "$d" "r 0 131072" || fail "shrink10: a read with copies left failed"
   logged "$d" "member 0 (.*m0.img) failed on pread: .*shorter than" ||
-    fail "$d" "shrink10: the log does not say member 0 became shorter"
+    fail "shrink10: the log does not say member 0 became shorter"
   [ "$(stat -c %s "$d/m0.img")" = 0 ] ||
-    fail "$d" "shrink10: the truncated member grew back"
-  copy_out "$d" "$d/out" || fail "$d" "shrink10: reading back failed"
+    fail "shrink10: the truncated member grew back"
+  copy_out "$d" "$d/out" || fail "shrink10: reading back failed"
   cmp "$d/data" "$d/out" ||
-    fail "$d" "shrink10: the array reads back different data"
+    fail "shrink10: the array reads back different data"
   say "shrink10: ok"
 }
 
@@ -301,18 +287,18 @@ scenario_shrink0 ()
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=0 chunk=64K \
     "$d/m0.img" "$d/m1.img"
   nbdcopy "$d/data" "$(uri "$d/sock")" ||
-    fail "$d" "shrink0: copying in failed"
+    fail "shrink0: copying in failed"
   truncate -s $(( 4 * MiB )) "$d/m1.img"
   if nbdinfo --map "$(uri "$d/sock")" >"$d/map" 2>"$d/map.err"; then
     cat "$d/map" >&2
-    fail "$d" "shrink0: block status succeeded over a lost half member"
+    fail "shrink0: block status succeeded over a lost half member"
   fi
   if grep -q zero "$d/map"; then
     cat "$d/map" >&2
-    fail "$d" "shrink0: block status called the lost data zeros"
+    fail "shrink0: block status called the lost data zeros"
   fi
   if copy_out "$d" "$d/out"; then
-    fail "$d" "shrink0: nbdcopy read a lost half member"
+    fail "shrink0: nbdcopy read a lost half member"
   fi
   say "shrink0: ok"
 }
@@ -330,14 +316,14 @@ scenario_last1 ()
   faulty "$d" 1 pwrite
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=1 \
     "$(uri "$d/m0.sock")" "$(uri "$d/m1.sock")"
-  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "$d" "last1: copying in failed"
+  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "last1: copying in failed"
 
   touch "$d/fail0"
-  io "$d" "w 0 65536" || fail "$d" "last1: a write with one copy failing failed"
+  io "$d" "w 0 65536" || fail "last1: a write with one copy failing failed"
   stamp "$d/want" 0 65536
   rm "$d/fail0"
   logged "$d" "member 0 .* failed on pwrite" ||
-    fail "$d" "last1: member 0 was not failed"
+    fail "last1: member 0 was not failed"
 
   # Member 1 is the last copy.  This write fails, so what its range
   # holds is unspecified; it goes where the first went, with the same
@@ -345,22 +331,22 @@ scenario_last1 ()
   # not.
   touch "$d/fail1"
   if io "$d" "w 0 65536"; then
-    fail "$d" "last1: a write that failed on the last copy succeeded"
+    fail "last1: a write that failed on the last copy succeeded"
   fi
   rm "$d/fail1"
   copy_out "$d" "$d/out" ||
-    fail "$d" "last1: reads fail after one write error on the last copy"
-  cmp "$d/want" "$d/out" || fail "$d" "last1: the array reads back different data"
+    fail "last1: reads fail after one write error on the last copy"
+  cmp "$d/want" "$d/out" || fail "last1: the array reads back different data"
   logged "$d" "member 1 .*pwrite.*last live copy.*kept" ||
-    fail "$d" "last1: the log does not say member 1 was kept"
+    fail "last1: the log does not say member 1 was kept"
   if logged "$d" "member 1 .* failed on"; then
-    fail "$d" "last1: member 1, the last copy, was failed"
+    fail "last1: member 1, the last copy, was failed"
   fi
   io "$d" "w $(( 2 * MiB )) 65536" ||
-    fail "$d" "last1: writes fail after one write error on the last copy"
+    fail "last1: writes fail after one write error on the last copy"
   stamp "$d/want" $(( 2 * MiB )) 65536
-  copy_out "$d" "$d/out" || fail "$d" "last1: reading back failed"
-  cmp "$d/want" "$d/out" || fail "$d" "last1: the array reads back different data"
+  copy_out "$d" "$d/out" || fail "last1: reading back failed"
+  cmp "$d/want" "$d/out" || fail "last1: the array reads back different data"
   say "last1: ok: $(grep -m 1 'kept' "$d/nbdkit.log")"
 }
 
@@ -382,34 +368,34 @@ scenario_last10 ()
   # 1, chunk 1 on members 2 and 3.
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=10 chunk=64K \
     "${members[@]}"
-  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "$d" "last10: copying in failed"
+  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "last10: copying in failed"
 
   touch "$d/fail0"
-  io "$d" "w 0 4096" || fail "$d" "last10: a write with one copy failing failed"
+  io "$d" "w 0 4096" || fail "last10: a write with one copy failing failed"
   stamp "$d/want" 0 4096
   rm "$d/fail0"
   logged "$d" "member 0 .* failed on pwrite" ||
-    fail "$d" "last10: member 0 was not failed"
+    fail "last10: member 0 was not failed"
 
   # As in last1, the write that fails goes where the first went.
   touch "$d/fail1" "$d/fail2"
   if io "$d" "w 0 4096"; then
-    fail "$d" "last10: a write that failed on chunk 0's last copy succeeded"
+    fail "last10: a write that failed on chunk 0's last copy succeeded"
   fi
   io "$d" "w 65536 4096" ||
-    fail "$d" "last10: a write to chunk 1 with member 3 alive failed"
+    fail "last10: a write to chunk 1 with member 3 alive failed"
   stamp "$d/want" 65536 4096
   rm "$d/fail1" "$d/fail2"
-  copy_out "$d" "$d/out" || fail "$d" "last10: reading back failed"
-  cmp "$d/want" "$d/out" || fail "$d" "last10: the array reads back different data"
+  copy_out "$d" "$d/out" || fail "last10: reading back failed"
+  cmp "$d/want" "$d/out" || fail "last10: the array reads back different data"
   logged "$d" "member 1 .*pwrite.*last live copy.*kept" ||
-    fail "$d" "last10: the log does not say member 1 was kept"
+    fail "last10: the log does not say member 1 was kept"
   if logged "$d" "member 1 .* failed on"; then
-    fail "$d" "last10: member 1, chunk 0's last copy, was failed"
+    fail "last10: member 1, chunk 0's last copy, was failed"
   fi
   logged "$d" "member 2 .* failed on pwrite" ||
-    fail "$d" "last10: member 2 was not failed"
-  io "$d" "w 0 4096" || fail "$d" "last10: writing chunk 0 again failed"
+    fail "last10: member 2 was not failed"
+  io "$d" "w 0 4096" || fail "last10: writing chunk 0 again failed"
   say "last10: ok"
 }
 
@@ -424,7 +410,7 @@ scenario_repair ()
   faulty "$d" 0 pread
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=1 read-policy=first \
     "$MEMBER_URI" "$d/m1.img"
-  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "$d" "repair: copying in failed"
+  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "repair: copying in failed"
   # Member 0 goes stale in [1M,2M) behind the server's back, so that
   # only a rewrite of the right bytes makes it equal to the data again.
   stamp "$d/m0.img" "$MiB" "$MiB"
@@ -432,18 +418,18 @@ scenario_repair ()
     die "repair: member 0 is not stale"
 
   touch "$d/fail0"
-  io "$d" "r $MiB $MiB" || fail "$d" "repair: the read failed"
+  io "$d" "r $MiB $MiB" || fail "repair: the read failed"
   rm "$d/fail0"
   grep -q 'injecting EIO error into pread' "$d/m0.log" ||
-    fail "$d" "repair: no read failed on member 0"
+    fail "repair: no read failed on member 0"
   if ! cmp -i "$MiB" -n "$MiB" "$d/data" "$d/m0.img"; then
-    fail "$d" "repair: member 0 does not hold the data after its repair"
+    fail "repair: member 0 does not hold the data after its repair"
   fi
   if logged "$d" "degraded"; then
-    fail "$d" "repair: a member was failed"
+    fail "repair: a member was failed"
   fi
-  copy_out "$d" "$d/out" || fail "$d" "repair: reading back failed"
-  cmp "$d/data" "$d/out" || fail "$d" "repair: the array reads back different data"
+  copy_out "$d" "$d/out" || fail "repair: reading back failed"
+  cmp "$d/data" "$d/out" || fail "repair: the array reads back different data"
   say "repair: ok"
 }
 
@@ -460,7 +446,7 @@ scenario_ro ()
   faulty "$d" 0 pread
   serve "$d/sock" "$d/nbdkit.log" "$RAID_PLUGIN" level=1 \
     "$MEMBER_URI" "$d/m1.img"
-  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "$d" "ro: copying in failed"
+  nbdcopy "$d/data" "$(uri "$d/sock")" || fail "ro: copying in failed"
   stop_pid "$SERVE_PID"
   stamp "$d/m0.img" 0 "$MiB"
   cp "$d/m0.img" "$d/m0.before"
@@ -470,8 +456,8 @@ scenario_ro ()
   serve "$d/sock" "$d/nbdkit.log" -r "$RAID_PLUGIN" level=1 read-policy=first \
     "$MEMBER_URI" "$d/m1.img"
   touch "$d/fail0"
-  copy_out "$d" "$d/out" || fail "$d" "ro: reading back failed"
-  copy_out "$d" "$d/out" || fail "$d" "ro: reading back a second time failed"
+  copy_out "$d" "$d/out" || fail "ro: reading back failed"
+  copy_out "$d" "$d/out" || fail "ro: reading back a second time failed"
   rm "$d/fail0"
   # The file member is held read-only: the access mode of nbdkit's
   # descriptor for it (fdinfo's flags, octal) is O_RDONLY, 0.
@@ -482,29 +468,23 @@ scenario_ro ()
     held=1
     flags=$(awk '/^flags:/ { print $2 }' "/proc/$SERVE_PID/fdinfo/${fd##*/}")
     (( (8#$flags & 3) == 0 )) ||
-      fail "$d" "ro: nbdkit holds member 1 open for writing (flags $flags)"
+      fail "ro: nbdkit holds member 1 open for writing (flags $flags)"
   done
-  [ "$held" = 1 ] || fail "$d" "ro: nbdkit does not hold member 1 open"
+  [ "$held" = 1 ] || fail "ro: nbdkit does not hold member 1 open"
   grep -q 'injecting EIO error into pread' "$d/m0.log" ||
-    fail "$d" "ro: no read failed on member 0"
-  cmp "$d/data" "$d/out" || fail "$d" "ro: the array reads back different data"
-  cmp "$d/m0.before" "$d/m0.img" || fail "$d" "ro: member 0 was written"
-  cmp "$d/m1.before" "$d/m1.img" || fail "$d" "ro: member 1 was written"
+    fail "ro: no read failed on member 0"
+  cmp "$d/data" "$d/out" || fail "ro: the array reads back different data"
+  cmp "$d/m0.before" "$d/m0.img" || fail "ro: member 0 was written"
+  cmp "$d/m1.before" "$d/m1.img" || fail "ro: member 1 was written"
   if logged "$d" "degraded"; then
-    fail "$d" "ro: a member was failed"
+    fail "ro: a member was failed"
   fi
   n=$(grep -c 'read repair is off' "$d/nbdkit.log" || true)
   [ "$n" = 1 ] ||
-    fail "$d" "ro: the log says $n times (not once) that read repair is off"
+    fail "ro: the log says $n times (not once) that read repair is off"
   say "ro: ok: $(grep 'read repair is off' "$d/nbdkit.log")"
 }
 
 all=(dead extents shrink1 shrink10 shrink0 last1 last10 repair ro)
-for s in "${@:-${all[@]}}"; do
-  "scenario_$s"
-  # Stop this scenario's servers before the next starts; the clean-up
-  # stack is empty after, so the scratch directory goes back on it.
-  run_cleanups
-  at_exit rm -rf "$tmp"
-done
+run_scenarios "${@:-${all[@]}}"
 say "all scenarios passed"

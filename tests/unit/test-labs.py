@@ -13,7 +13,8 @@
 #   <!-- closed NAME "Table column" tol=P% -->
 #       the column against the closed form NAME, worked in this file from
 #       first principles and the config files' numbers, never from the
-#       simulator's code;
+#       simulator's code (a link's wire time from docs/links.md's closed
+#       forms, written out again in tests/lib/linkforms.py);
 #   <!-- relate "A" ~ "B" tol=P% -->, <!-- relate "A" <= "B" -->,
 #   <!-- relate "A" in "B" "C" -->
 #       two columns of the table against each other (a simulated figure
@@ -47,6 +48,8 @@ SRCDIR = os.path.abspath(os.environ.get("SRCDIR", os.path.join(
 RAIDSIM = os.path.abspath(os.environ.get("RAIDSIM", os.path.join(
     SRCDIR, "build", "raidsim", "raidsim")))
 LABS = os.path.join(SRCDIR, "docs", "labs")
+sys.path.insert(0, os.path.join(SRCDIR, "tests", "lib"))
+import linkforms  # noqa: E402
 
 failures = 0
 
@@ -89,6 +92,29 @@ def size(v):
     return int(m.group(1)) * SIZES[m.group(2)]
 
 
+def links(c):
+    """A controller's links that exist: its port, its uplink."""
+    return [s for s in (linkforms.spec(c, "port"), linkforms.spec(c, "uplink"))
+            if linkforms.present(s)]
+
+
+def alone(c, direction, b):
+    """The links' time for one command of b bytes on an idle path: it
+    occupies each link from the same moment and is done when the last
+    is (include/raidsim/link.h), so the longest of their wire times."""
+    return max([linkforms.seconds(s, direction, b) for s in links(c)] or [0])
+
+
+def ceiling(c, n, direction, b):
+    """Payload bytes/s of n members' commands of b bytes back to back:
+    n ports side by side, then the uplink they share."""
+    port, uplink = linkforms.spec(c, "port"), linkforms.spec(c, "uplink")
+    r = n * linkforms.rate(port, direction, b)
+    if linkforms.present(uplink):
+        r = min(r, linkforms.rate(uplink, direction, b))
+    return r
+
+
 # ---------------------------------------------------------------------
 # Closed forms.  Each takes a table row (column name -> cell text) and
 # returns the figure the page must quote, in the table's unit.
@@ -107,15 +133,15 @@ PORTS = "docs/labs/configs/controllers/ports-1gbs.ini"
 
 # Lab 1: a request of B bytes over N members with chunk C, aligned:
 # k = min (N, B / C) members, each sent B / k contiguous bytes as one
-# command (merge_pieces), which takes L + (B / k) / port.
+# command (merge_pieces), which takes L and then the port's time for
+# B / k bytes (PCIe 2.0 x2, docs/links.md).
 def lab1_k(b, c, n=4):
     return min(n, max(1, b // c))
 
 
 def lab1_time(b, c):
     lat = seconds(ini(SERIAL)["latency"])
-    port = rate(ini(PORTS)["port_bandwidth"])
-    return lat + (b / lab1_k(b, c)) / port
+    return lat + alone(ini(PORTS), "read", b // lab1_k(b, c))
 
 
 def lab1_seq_mbps(row):
@@ -245,9 +271,9 @@ def lab3_coin(row):
 
 # Lab 4: a 4 KiB read at QD 1 on the optane-900p-like drive: the
 # controller's overhead, then the drive (its overhead, the die's read,
-# the page across the channel and across the interface), then the port;
-# VROC's coalescing adds its whole timer, as a completion at QD 1 is
-# always alone.
+# the page across the channel and across the interface), then the port
+# (PCIe 3.0 x4: TLPs and the NVMe command's traffic); VROC's coalescing
+# adds its whole timer, as a completion at QD 1 is always alone.
 def lab4_latency_us(vroc):
     d = ini("configs/devices/optane-900p-like.ini")
     c = ini("configs/controllers/vroc-like.ini" if vroc
@@ -255,7 +281,7 @@ def lab4_latency_us(vroc):
     b = 4096
     t = (seconds(c["overhead"]) + seconds(d["overhead"])
          + seconds(d["read_time"]) + b / rate(d["channel_rate"])
-         + b / rate(d["interface_rate"]) + b / rate(c["port_bandwidth"]))
+         + b / rate(d["interface_rate"]) + alone(c, "read", b))
     if vroc:
         t += seconds(c["coalesce_timer"])
     return t * 1e6
@@ -313,7 +339,8 @@ def lab5_qd1(row):
     """4 KiB random reads at QD 1 over the first `span` of the disk:
     mean seek between two random bytes of the span (midpoint rule),
     half a turn, the drive's overhead, the media transfer at the mean
-    rate of the span, the controller's overhead and the port."""
+    rate of the span, the controller's overhead and the SATA port's
+    frames (longer than the uplink's packets)."""
     h = hdd()
     c = ini("configs/controllers/ahci-like.ini")
     cap = int(h["d"]["capacity"])
@@ -326,7 +353,7 @@ def lab5_qd1(row):
     mean_xfer = sum(4096 / (h["ro"] * math.sqrt(1 - u * (1 - h["rho"] ** 2)))
                     for u in us) / k
     t = (mean_seek + h["turn"] / 2 + seconds(h["d"]["overhead"]) + mean_xfer
-         + seconds(c["overhead"]) + 4096 / rate(c["port_bandwidth"]))
+         + seconds(c["overhead"]) + alone(c, "read", 4096))
     return 1 / t
 
 
@@ -360,33 +387,39 @@ def lab6_usable(row):
     return {"0": n, "1": 1, "10": n / 2}[row["level"].strip()]
 
 
-# Lab 7: the 4x SATA array's links (configs/controllers/ahci-like.ini).
+# Lab 7: the 4x SATA array's links (configs/controllers/ahci-like.ini):
+# N SATA 3 Gb/s ports side by side, then the DMI 2.0 uplink, each at
+# its payload rate for the command's length (docs/links.md).
 AHCI = "configs/controllers/ahci-like.ini"
 
 
 def lab7_seq(row):
-    c = ini(AHCI)
     n = int(num(row["members"]))
-    return min(n * rate(c["port_bandwidth"]),
-               rate(c["uplink_bandwidth"])) / 1e6
+    return ceiling(ini(AHCI), n, "read", 128 << 10) / 1e6
 
 
 def lab7_rand(row):
+    n = int(num(row["members"]))
+    return ceiling(ini(AHCI), n, "read", 4096) / 4096
+
+
+def lab7_raw(row):
+    # The same links at their raw rates (after 8b/10b, no framing).
     c = ini(AHCI)
     n = int(num(row["members"]))
-    return min(n * rate(c["port_bandwidth"]),
-               rate(c["uplink_bandwidth"])) / 4096
+    return min(n * linkforms.raw(linkforms.spec(c, "port")),
+               linkforms.raw(linkforms.spec(c, "uplink"))) / 1e6
 
 
 # Lab 8: RAID 1 of two fixed-100us drives on the AHCI-like controller.
 def lab8(row):
     d, c = ini(FIXED4), ini(AHCI)
     lat, par = seconds(d["latency"]), int(d["parallelism"])
-    o, port = seconds(c["overhead"]), rate(c["port_bandwidth"])
+    o = seconds(c["overhead"])
     what = row["run"].strip()
     if what == "healthy":
         # 8 requests, 4 a member, no one waits: Little's law.
-        return 8 / (o + lat + 4096 / port)
+        return 8 / (o + lat + alone(c, "read", 4096))
     if what in ("degraded", "rebuild-min"):
         # All reads on member 0, its p slots always full.
         return par / lat
@@ -406,11 +439,12 @@ def lab8_idle_minutes(row):
 
 def lab8_sync_latency(row):
     # A sync request: 64 KiB read from member 0 (overhead, service, then
-    # the port), then written to member 1 (overhead, the port, service).
+    # the links), then written to member 1 (overhead, the links, service);
+    # a write's frames carry a DMA Activate before each data FIS.
     d, c = ini(FIXED4), ini(AHCI)
-    one = seconds(c["overhead"]) + seconds(d["latency"]) \
-        + 65536 / rate(c["port_bandwidth"])
-    return 2 * one * 1e6
+    o, lat = seconds(c["overhead"]), seconds(d["latency"])
+    return (2 * (o + lat) + alone(c, "read", 65536)
+            + alone(c, "write", 65536)) * 1e6
 
 
 CLOSED = {name: f for name, f in globals().items()

@@ -217,10 +217,10 @@ START_TEST (noted_options_listed_once)
   jf = load_text ("[global]\nioengine=libaio\ndirect=1\nthread\n"
                   "group_reporting\n"
                   "[a]\nfilename=/dev/sdb\ndirect=1\nwrite_bw_log=a\n"
-                  "iomem=malloc\nsync=0\n"
+                  "iomem=malloc\nreadfua=0\n"
                   "[b]\nioengine=io_uring\nverify=md5\nmem=malloc\n");
   ck_assert_str_eq (jf->noted, "ioengine, direct, thread, group_reporting, "
-                    "filename, write_bw_log, iomem, sync, verify");
+                    "filename, write_bw_log, iomem, readfua, verify");
   fp = open_memstream (&buf, &len);
   raidsim_jobfile_print_noted (fp, "raidsim run", jf);
   fclose (fp);
@@ -269,27 +269,23 @@ START_TEST (noted_options_change_nothing)
 END_TEST
 
 /* Refusals name the file, the line and the option, with the reason.
- * Options that ask for nothing (sync=0, sync=none, nrfiles=1) are
- * noted instead.  Mutants killed: the harmless values refused; sync=1
+ * Options that ask for nothing (readfua=0, nrfiles=1) are noted
+ * instead.  Mutants killed: the harmless values refused; readfua=1
  * accepted; the line of [global] blamed for a job's option.
  */
 START_TEST (refusals_name_option_and_reason)
 {
   struct raidsim_jobfile *jf;
 
-  expect_refusal ("[global]\nbs=4k\n[j]\nrw=randwrite\nsync=1\n", 5,
-                  "sync=1: refused: synchronous or forced-unit-access writes "
-                  "(O_SYNC, FUA) or sync_file_range, and the models have "
-                  "flushes (fsync, fdatasync) but no durable write and no "
-                  "page cache");
-  expect_refusal ("[j]\nsync=dsync\n", 2,
-                  "sync=dsync: refused: synchronous or forced-unit-access "
-                  "writes (O_SYNC, FUA) or sync_file_range, and the models "
-                  "have flushes (fsync, fdatasync) but no durable write and "
-                  "no page cache");
-  expect_refusal ("[j]\nrw=randtrim\n", 2,
-                  "rw=randtrim: refused: trims (discards), and the device "
-                  "models have no trim operation");
+  expect_refusal ("[global]\nbs=4k\n[j]\nrw=randread\nreadfua=1\n", 5,
+                  "readfua=1: refused: reads with forced unit access (which "
+                  "skip a drive's read cache) or sync_file_range (which "
+                  "needs a page cache), and the models have neither "
+                  "(sync=1 and writefua are modelled)");
+  expect_refusal ("[j]\nwrite_mode=zeroes\n", 2,
+                  "write_mode=zeroes: refused: commands other than read and "
+                  "write (SCSI WRITE AND VERIFY, WRITE SAME), and the device "
+                  "models have only those two");
   expect_refusal ("[j]\nioengine=cpuio\ncpuload=50\n", 2,
                   "ioengine=cpuio: refused: an I/O engine that does no reads "
                   "or writes at offsets of a block device or file, which is "
@@ -306,9 +302,58 @@ START_TEST (refusals_name_option_and_reason)
                   "replay_skip=read: refused: a trace replay option "
                   "raidsim does not model (it models read_iolog, "
                   "replay_no_stall and replay_time_scale)");
-  jf = load_text ("[j]\nwrite_barrier=8\nsync=none\nnrfiles=1\n"
+  jf = load_text ("[j]\nwrite_barrier=8\nreadfua=0\nnrfiles=1\n"
                   "verify_only=0\n");
-  ck_assert_str_eq (jf->noted, "write_barrier, sync, nrfiles, verify_only");
+  ck_assert_str_eq (jf->noted, "write_barrier, readfua, nrfiles, verify_only");
+  raidsim_jobfile_free (jf);
+}
+END_TEST
+
+/* Trims and FUA writes are modelled: rw=trim and its kin are writes
+ * that trim (or are trimmed first), with the trims' size bs=R,W,T;
+ * sync= and writefua make the writes FUA.  Newer fio's engines and
+ * options without timing meaning are noted.  Mutants killed: a trim
+ * direction read as its write direction (trim mode lost); the third
+ * bs ignored; sync=dsync or writefua=1 not making FUA writes; libblkio
+ * refused as an unknown engine.
+ */
+START_TEST (trims_and_fua_load)
+{
+  static const struct { const char *rw; int base, trim; } t[] = {
+    { "trim", RAIDSIM_RW_WRITE, RAIDSIM_TRIM_ONLY },
+    { "randtrim", RAIDSIM_RW_RANDWRITE, RAIDSIM_TRIM_ONLY },
+    { "trimwrite", RAIDSIM_RW_WRITE, RAIDSIM_TRIM_THEN_WRITE },
+    { "randtrimwrite", RAIDSIM_RW_RANDWRITE, RAIDSIM_TRIM_THEN_WRITE },
+  };
+  struct raidsim_jobfile *jf;
+  struct raidsim_bsdist d;
+  char text[128];
+  unsigned i;
+
+  for (i = 0; i < sizeof t / sizeof t[0]; ++i) {
+    snprintf (text, sizeof text, "[j]\nrw=%s\nbs=512,512,16k\n", t[i].rw);
+    jf = load_text (text);
+    ck_assert_int_eq (jf->jobs[0].rw, t[i].base);
+    ck_assert_int_eq (jf->jobs[0].trim, t[i].trim);
+    ck_assert_str_eq (raidsim_job_rw_name (&jf->jobs[0]), t[i].rw);
+    raidsim_job_bsdist (&jf->jobs[0], 1, &d);
+    /* A trim job's requests are the trims' 16k; trimwrite's writes
+     * keep the writes' size.
+     */
+    ck_assert_uint_eq (d.min, t[i].trim == RAIDSIM_TRIM_ONLY ? 16 * KiB : 512);
+    raidsim_jobfile_free (jf);
+  }
+  jf = load_text ("[a]\nrw=write\nsync=dsync\n[b]\nrw=write\nwritefua=1\n"
+                  "[c]\nrw=write\nsync=0\n");
+  ck_assert (jf->jobs[0].fua);
+  ck_assert (jf->jobs[1].fua);
+  ck_assert (!jf->jobs[2].fua);
+  raidsim_jobfile_free (jf);
+  jf = load_text ("[j]\nioengine=libblkio\nlibblkio_driver=io_uring\n"
+                  "md_per_io_size=64\npi_act=0\nverify_write_sequence=0\n"
+                  "fdp=1\n");
+  ck_assert_str_eq (jf->noted, "ioengine, libblkio_driver, md_per_io_size, "
+                    "pi_act, verify_write_sequence, fdp");
   raidsim_jobfile_free (jf);
 }
 END_TEST
@@ -329,7 +374,8 @@ START_TEST (environment_variables)
   raidsim_jobfile_free (jf);
   unsetenv ("RAIDSIM_TEST_RW");
   expect_refusal ("[j]\nrw=${RAIDSIM_TEST_RW}\n", 2,
-                  "rw: empty value (an unset ${VARIABLE}?)");
+                  "rw: empty value: ${RAIDSIM_TEST_RW} is not set in the "
+                  "environment (fio replaces it with nothing)");
 }
 END_TEST
 
@@ -1587,6 +1633,7 @@ fio_suite (void)
   tcase_add_test (tc, noted_options_listed_once);
   tcase_add_test (tc, noted_options_change_nothing);
   tcase_add_test (tc, refusals_name_option_and_reason);
+  tcase_add_test (tc, trims_and_fua_load);
   tcase_add_test (tc, reference_doc_is_current);
   tcase_add_test (tc, data_files_run);
   suite_add_tcase (s, tc);

@@ -330,7 +330,8 @@ cache_or_admit (struct generic *c, struct raidsim_io *io, raidsim_ns now)
       admit (c, io, now);
     }
   }
-  else if (c->p.cache_size == 0 || io->dir != RAIDSIM_WRITE || io->flush)
+  else if (c->p.cache_size == 0 || io->dir != RAIDSIM_WRITE || io->flush ||
+           io->trim || io->fua)
     admit (c, io, now);
   else if (c->cache_wait.head == NULL && cache_has_room (c, io))
     cache_take (c, io, now);

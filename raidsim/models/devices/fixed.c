@@ -138,7 +138,10 @@ fixed_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
   struct fixed *d = dev;
   raidsim_ns start, service;
 
-  service = io->flush ? d->p.flush_latency
+  /* A trim (device.h): the model has no mapping, and a trim is served
+   * as a flush is, a command with no data.
+   */
+  service = io->flush || io->trim ? d->p.flush_latency
     : io->dir == RAIDSIM_WRITE ? d->p.write_latency : d->p.latency;
   start = d->free_at[0] > now ? d->free_at[0] : now;
   replace_root (d->free_at, d->p.parallelism, start + service);

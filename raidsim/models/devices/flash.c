@@ -108,6 +108,21 @@
  * are expected to measure the flash.  A used drive has been written
  * everywhere.
  *
+ * Trims.  A trim costs the controller stage and nothing on the flash.
+ * On a fresh drive that remembers what was written (unwritten_read)
+ * it forgets the range, whose reads are then served without the
+ * flash.  On a used drive, the trimmed pages hold no valid data, so
+ * garbage collection has fewer to move: the drive has more spare room.
+ * With a share f of the drive's capacity trimmed (and not written
+ * since), the write amplification is Agarwal and Marrow's closed form
+ * for greedy collection under uniform random writes (GLOBECOM 2010),
+ * W = (1 + r) / (2 r), r the spare share of the valid data: the used
+ * state's W0 gives the drive's own r0 = 1 / (2 W0 - 1), and f raises
+ * it to r = (r0 + f) / (1 - f), W never below 1.  The trimmed ranges
+ * are kept in a bitmap of at most 2^23 bits made at the first trim (a
+ * range counts when it covers whole bits; a write to any part of one
+ * makes it valid again), so memory stays bounded.
+ *
  * Programs at once.  A drive need not program on every die at the same
  * time: its power budget and its controller's write path (buffers, ECC
  * encoders) can allow fewer.  With `max_programs` > 0 at most that many
@@ -328,6 +343,13 @@ struct flash {
   /* Ranges written (unwritten_read), one bit per map_unit bytes. */
   uint64_t *map;
   uint64_t map_unit;
+  /* Used drives: ranges trimmed and not written since, one bit per
+   * trim_unit bytes, made at the first trim; and the write
+   * amplification that follows (see the top), thousandths.
+   */
+  uint64_t *trim_map;
+  uint64_t trim_unit, trim_bits, trimmed;
+  uint64_t waf;
 
   struct doneq done;
 };
@@ -396,8 +418,34 @@ flash_destroy (void *dev)
   free (d->core_free);
   free (d->slot);
   free (d->map);
+  free (d->trim_map);
   doneq_free (&d->done);
   free (d);
+}
+
+/* The die time of a host page at write amplification w (thousandths):
+ * w programs and w - 1 reads.
+ */
+static raidsim_ns
+page_cost (const struct flash_params *p, uint64_t w)
+{
+  return (p->program_time * w + p->read_time * (w - RAIDSIM_RATIO_ONE) +
+          RAIDSIM_RATIO_ONE / 2) / RAIDSIM_RATIO_ONE;
+}
+
+/* The drive's write amplification is now w: what host pages cost, or
+ * with collection in bursts, what each pause moves.
+ */
+static void
+set_waf (struct flash *d, uint64_t w)
+{
+  uint64_t per_page = d->gc_pages ? RAIDSIM_RATIO_ONE : w;
+
+  d->waf = w;
+  d->program_cost = page_cost (&d->p, per_page);
+  d->random_cost = page_cost (&d->p, d->p.random_write_amplification >
+                              per_page ? d->p.random_write_amplification
+                              : per_page);
 }
 
 static void *
@@ -405,7 +453,6 @@ flash_create (const void *params, uint64_t capacity)
 {
   const struct flash_params *p = params;
   struct flash *d;
-  uint64_t waf;
 
   if (flash_check (params) == -1)
     return NULL;
@@ -440,23 +487,26 @@ flash_create (const void *params, uint64_t capacity)
   /* Garbage collection's cost, in whole nanoseconds per host page,
    * unless it comes in bursts.
    */
-  waf = p->state == STATE_USED ? p->write_amplification : RAIDSIM_RATIO_ONE;
   if (p->state == STATE_USED && p->gc_interval) {
     d->gc_pages = p->gc_interval / p->page_size;
     d->move_cost = p->read_time + p->program_time;
     gc_start (d, 0, 0);
-    waf = RAIDSIM_RATIO_ONE;
   }
-  d->program_cost =
-    (p->program_time * waf +
-     p->read_time * (waf - RAIDSIM_RATIO_ONE) + RAIDSIM_RATIO_ONE / 2)
-    / RAIDSIM_RATIO_ONE;
-  if (p->random_write_amplification > waf)
-    waf = p->random_write_amplification;
-  d->random_cost =
-    (p->program_time * waf +
-     p->read_time * (waf - RAIDSIM_RATIO_ONE) + RAIDSIM_RATIO_ONE / 2)
-    / RAIDSIM_RATIO_ONE;
+  set_waf (d, p->state == STATE_USED ? p->write_amplification
+           : RAIDSIM_RATIO_ONE);
+  /* The map of trimmed ranges: calloc's pages are not touched (nor
+   * resident) until a trim reaches them.
+   */
+  if (p->state == STATE_USED && p->write_amplification > RAIDSIM_RATIO_ONE) {
+    d->trim_unit = p->page_size;
+    while (capacity / d->trim_unit >= MAP_BITS)
+      d->trim_unit *= 2;
+    d->trim_bits = capacity / d->trim_unit;
+    if (d->trim_bits &&
+        (d->trim_map = calloc ((d->trim_bits + 63) / 64,
+                               sizeof d->trim_map[0])) == NULL)
+      goto nomem;
+  }
 
   if (p->unwritten_read && p->state == STATE_FRESH) {
     uint64_t bits;
@@ -610,6 +660,74 @@ map_set_range (struct flash *d, uint64_t off, uint64_t len)
     d->map[b / 64] |= UINT64_C (1) << (b % 64);
 }
 
+/* A used drive's write amplification with a share of its capacity
+ * trimmed (see the top): Agarwal and Marrow's W = (1 + r) / (2 r).
+ */
+static void
+trimmed_changed (struct flash *d)
+{
+  double w0 = (double) d->p.write_amplification / RAIDSIM_RATIO_ONE;
+  double f = (double) d->trimmed / d->trim_bits;
+  double r0 = 1.0 / (2.0 * w0 - 1.0), r, w;
+
+  if (f >= 1.0)
+    w = 1.0;
+  else {
+    r = (r0 + f) / (1.0 - f);
+    w = (1.0 + r) / (2.0 * r);
+  }
+  if (w < 1.0)
+    w = 1.0;
+  if (w > w0)
+    w = w0;
+  set_waf (d, (uint64_t) (w * RAIDSIM_RATIO_ONE + 0.5));
+}
+
+/* A write to [off, off+len): any trimmed bit it touches is valid data
+ * again.
+ */
+static void
+untrim (struct flash *d, uint64_t off, uint64_t len)
+{
+  uint64_t b, last = (off + len - 1) / d->trim_unit;
+  uint64_t before = d->trimmed;
+
+  for (b = off / d->trim_unit; b <= last && b < d->trim_bits; ++b)
+    if (d->trim_map[b / 64] & (UINT64_C (1) << (b % 64))) {
+      d->trim_map[b / 64] &= ~(UINT64_C (1) << (b % 64));
+      d->trimmed--;
+    }
+  if (d->trimmed != before)
+    trimmed_changed (d);
+}
+
+/* A trim of [off, off+len): the drive forgets the range. */
+static void
+do_trim (struct flash *d, uint64_t off, uint64_t len)
+{
+  uint64_t b, first, end;
+
+  if (d->map) {
+    /* Only whole bits are forgotten: a bit partly written stays. */
+    first = (off + d->map_unit - 1) / d->map_unit;
+    end = (off + len) / d->map_unit;
+    for (b = first; b < end; ++b)
+      d->map[b / 64] &= ~(UINT64_C (1) << (b % 64));
+  }
+  if (d->trim_map == NULL)
+    return;
+  first = (off + d->trim_unit - 1) / d->trim_unit;
+  end = (off + len) / d->trim_unit;
+  if (end > d->trim_bits)
+    end = d->trim_bits;
+  for (b = first; b < end; ++b)
+    if (!(d->trim_map[b / 64] & (UINT64_C (1) << (b % 64)))) {
+      d->trim_map[b / 64] |= UINT64_C (1) << (b % 64);
+      d->trimmed++;
+    }
+  trimmed_changed (d);
+}
+
 static inline uint64_t
 page_of (const struct flash *d, uint64_t off)
 {
@@ -655,8 +773,7 @@ program_slot (struct flash *d, raidsim_ns t, raidsim_ns cost)
 static void
 collect (struct flash *d, raidsim_ns t)
 {
-  uint64_t owed = d->gc_len * (d->p.write_amplification - RAIDSIM_RATIO_ONE)
-    + d->gc_frac;
+  uint64_t owed = d->gc_len * (d->waf - RAIDSIM_RATIO_ONE) + d->gc_frac;
   uint64_t moves = owed / RAIDSIM_RATIO_ONE;
 
   d->gc_frac = owed % RAIDSIM_RATIO_ONE;
@@ -836,6 +953,13 @@ flash_submit (void *dev, struct raidsim_io *io, raidsim_ns now)
   raidsim_ns t = controller_stage (d, now), done;
 
   io->started = start;
+  if (io->trim) {
+    do_trim (d, io->offset, io->len);
+    doneq_push (&d->done, io, t);
+    return t;
+  }
+  if (d->trimmed && io->dir == RAIDSIM_WRITE && !io->flush)
+    untrim (d, io->offset, io->len);
   done = io->flush ? do_flush (d, t, now)
     : io->dir == RAIDSIM_READ ? do_read (d, io, t, now)
     : do_write (d, io, t, now);

@@ -1534,6 +1534,14 @@ arrive (struct hdd *d, struct raidsim_io *io, raidsim_ns t)
     raidsim_ioq_push (&d->flushq, io);
     return;
   }
+  /* A trim (device.h): a disk has no mapping to change, so it is done
+   * once it has paid its command overhead, touching neither the media
+   * nor the cache.
+   */
+  if (io->trim) {
+    complete (d, io, t);
+    return;
+  }
   if (io->dir == RAIDSIM_READ) {
     if (io->offset != d->host_end)
       d->stream_lo = io->offset;
